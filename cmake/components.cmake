@@ -1,0 +1,39 @@
+# Helpers that keep the top-level CMakeLists short.
+
+function(framelift_torch_flags target)
+  target_include_directories(${target} PUBLIC ${TORCH_INCLUDE_DIRS})
+  target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+endfunction()
+
+# framelift_component(NAME [TORCH]): a static library fl_NAME from src/NAME/*.cpp.
+function(framelift_component name)
+  cmake_parse_arguments(ARG "TORCH" "" "" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
+  if(NOT sources)
+    set(sources ${PROJECT_SOURCE_DIR}/cmake/empty.cpp)
+  endif()
+  add_library(fl_${name} STATIC ${sources})
+  target_include_directories(fl_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  if(ARG_TORCH)
+    framelift_torch_flags(fl_${name})
+    target_precompile_headers(fl_${name} REUSE_FROM fl_torch_pch)
+  else()
+    target_compile_options(fl_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  endif()
+endfunction()
+
+# framelift_test(NAME LIBS...): one gtest binary per tests/NAME folder, each TEST a CTest case.
+function(framelift_test name)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
+  if(NOT sources)
+    return()
+  endif()
+  add_executable(test_${name} ${sources})
+  framelift_torch_flags(test_${name})
+  target_precompile_headers(test_${name} REUSE_FROM fl_torch_pch)
+  target_link_libraries(test_${name} PRIVATE ${ARGN} test_support GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(test_${name}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name})
+endfunction()

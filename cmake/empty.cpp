@@ -1,0 +1,1 @@
+// Intentionally empty: a component with no sources yet still yields a library.

