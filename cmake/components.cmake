@@ -9,7 +9,7 @@ endfunction()
 # framelift_component(NAME [TORCH]): a static library fl_NAME from src/NAME/*.cpp.
 function(framelift_component name)
   cmake_parse_arguments(ARG "TORCH" "" "" ${ARGN})
-  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
   if(NOT sources)
     set(sources ${PROJECT_SOURCE_DIR}/cmake/empty.cpp)
   endif()

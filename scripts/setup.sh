@@ -14,8 +14,10 @@ APT_PACKAGES=(
   libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libavutil-dev libswresample-dev
   libtorch-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libcurl4-openssl-dev libarchive-dev
-  ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers nodejs npm
+  ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers
 )
+# The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.
+command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
