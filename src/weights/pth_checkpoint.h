@@ -1,0 +1,25 @@
+#pragma once
+// What both .pth layouts reduce to: the main pickle plus where each storage's bytes are. Shared
+// by the zip and legacy readers so the tensor selection and checks exist once.
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+
+#include "weights/pickle_value.h"
+#include "weights/state_dict.h"
+
+namespace framelift::weights {
+
+struct PickledCheckpoint {
+  pickle::Unpickled pickle;
+  std::map<std::string, std::span<const uint8_t>> storages;  // key -> raw bytes in the file
+};
+
+PickledCheckpoint read_zip_checkpoint(std::span<const uint8_t> bytes, const std::string& label);
+PickledCheckpoint read_legacy_checkpoint(std::span<const uint8_t> bytes, const std::string& label);
+
+// Descends through wrapper dicts (unwrap.h) and materialises only the chosen tensors.
+StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const std::string& label);
+
+}  // namespace framelift::weights

@@ -1,0 +1,58 @@
+#include <map>
+
+#include "util/error.h"
+#include "util/str.h"
+#include "weights/dtype_torch.h"
+#include "weights/pth_checkpoint.h"
+#include "weights/tensor_view.h"
+#include "weights/unwrap.h"
+
+namespace framelift::weights {
+
+using pickle::Node;
+
+StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const std::string& label) {
+  const pickle::Value* level = &checkpoint.pickle.root;
+  const Node* dict = nullptr;
+  for (int depth = 0;; ++depth) {
+    dict = pickle::as_node(*level, Node::Kind::Dict);
+    if (!dict)
+      throw Error(ErrorKind::Model, str(label, ": checkpoint holds a ", pickle::type_name(*level),
+                                        " where a dict of tensors was expected"));
+    std::vector<std::string> dict_keys;
+    size_t tensors = 0;
+    for (const auto& [key, value] : dict->entries) {
+      const auto* name = pickle::as<std::string>(key);
+      if (!name) continue;
+      if (pickle::as_node(value, Node::Kind::Dict)) dict_keys.push_back(*name);
+      if (pickle::as<pickle::TensorRef>(value)) ++tensors;
+    }
+    auto next = weights_key(dict_keys, tensors);
+    if (!next) break;
+    if (depth == kMaxWrapperDepth)
+      throw Error(ErrorKind::Model, str(label, ": checkpoint nests deeper than ",
+                                        kMaxWrapperDepth, " wrapper dicts"));
+    level = dict->get(*next);
+  }
+
+  std::map<std::string, at::Tensor> storages;  // shared by tensors that view the same storage
+  StateDict flat;
+  for (const auto& [key, value] : dict->entries) {
+    const auto* name = pickle::as<std::string>(key);
+    const auto* tensor = pickle::as<pickle::TensorRef>(value);
+    if (!name || !tensor) continue;
+    const auto& ref = tensor->storage;
+    auto bytes = checkpoint.storages.find(ref.key);
+    if (bytes == checkpoint.storages.end())
+      throw Error(ErrorKind::Model, str(label, ": tensor ", *name, ": storage ", ref.key, " is missing"));
+    auto cached = storages.find(ref.key);
+    if (cached == storages.end())
+      cached = storages.emplace(ref.key, storage_tensor(bytes->second, ref.dtype, label)).first;
+    if (cached->second.scalar_type() != to_scalar_type(ref.dtype))
+      throw Error(ErrorKind::Model, str(label, ": storage ", ref.key, " is used with two dtypes"));
+    flat[*name] = materialize(*tensor, cached->second, *name, label);
+  }
+  return unwrap_state_dict(std::move(flat), label);
+}
+
+}  // namespace framelift::weights

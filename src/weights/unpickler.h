@@ -1,0 +1,24 @@
+#pragma once
+// A restricted unpickler for PyTorch state dicts: the opcodes torch.save emits for dicts of
+// tensors (protocols 2-5), and no others. It runs no Python and imports nothing; see
+// pickle_globals.h for the names it accepts and docs/weights.md for why.
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "weights/pickle_value.h"
+
+namespace framelift::weights::pickle {
+
+struct Limits {
+  // Bytes that BINGET/DUP may copy in total (strings and tensor metadata are copied, containers
+  // are shared). Bounds the memory a small hostile pickle can make us allocate.
+  size_t max_copied_bytes = size_t{256} << 20;
+};
+
+// Unpickles the first pickle in `bytes` (stops at STOP; `consumed` says where). `label` names the
+// file in error messages. Throws Error(Model) on malformed or forbidden input, never crashes.
+Unpickled unpickle(std::span<const uint8_t> bytes, const std::string& label,
+                   const Limits& limits = {});
+
+}  // namespace framelift::weights::pickle
