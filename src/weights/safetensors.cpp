@@ -5,7 +5,8 @@
 #include <fstream>
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"

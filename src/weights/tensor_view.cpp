@@ -2,7 +2,8 @@
 
 #include <cstring>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
 
 #include "util/error.h"
 #include "util/str.h"

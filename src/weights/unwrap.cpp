@@ -20,15 +20,15 @@ StateDict unwrap_state_dict(const CheckpointTree& tree, const std::string& sourc
   const CheckpointTree* level = &tree;
   for (int depth = 0;; ++depth) {
     std::vector<std::string> keys;
-    for (const auto& [key, child] : level->children) keys.push_back(key);
+    for (const auto& child : level->children) keys.push_back(child.name);
     auto next = weights_key(keys, level->tensors.size());
     if (!next) break;
     if (depth == kMaxWrapperDepth)
       throw Error(ErrorKind::Model, str(source, ": checkpoint nests deeper than ",
                                         kMaxWrapperDepth, " wrapper dicts"));
     auto it = std::find_if(level->children.begin(), level->children.end(),
-                           [&](const auto& child) { return child.first == *next; });
-    level = &it->second;
+                           [&](const CheckpointTree& child) { return child.name == *next; });
+    level = &*it;
   }
   return unwrap_state_dict(level->tensors, source);
 }

@@ -28,8 +28,9 @@ inline constexpr int kMaxWrapperDepth = 8;
 // A checkpoint reduced to what matters: tensors and nested string-keyed dicts. Other values (epoch
 // numbers, optimizer lists, hyper-parameter strings) are dropped when it is built.
 struct CheckpointTree {
+  std::string name;  // the key this dict has in its parent ("" for the root)
   StateDict tensors;
-  std::vector<std::pair<std::string, CheckpointTree>> children;
+  std::vector<CheckpointTree> children;
 };
 
 // Picks the weights out of a nested checkpoint, then strips "module." prefixes. Throws Error(Model)

@@ -8,15 +8,16 @@
 namespace framelift::weights {
 namespace {
 
-CheckpointTree leaf(std::initializer_list<std::string> keys) {
+CheckpointTree leaf(std::initializer_list<std::string> keys, std::string name = "") {
   CheckpointTree tree;
+  tree.name = std::move(name);
   for (const auto& key : keys) tree.tensors[key] = torch::zeros({1});
   return tree;
 }
 
 TEST(Unwrap, PrefersParamsEmaOverParams) {
   CheckpointTree root;
-  root.children = {{"params", leaf({"p.weight"})}, {"params_ema", leaf({"ema.weight"})}};
+  root.children = {leaf({"p.weight"}, "params"), leaf({"ema.weight"}, "params_ema")};
   auto dict = unwrap_state_dict(root);
   ASSERT_EQ(dict.size(), 1u);
   EXPECT_TRUE(dict.count("ema.weight"));
@@ -25,15 +26,16 @@ TEST(Unwrap, PrefersParamsEmaOverParams) {
 TEST(Unwrap, FollowsEveryWrapperKeyAndNesting) {
   for (std::string_view wrapper : kWrapperKeys) {
     CheckpointTree inner;
-    inner.children = {{std::string(wrapper), leaf({"conv.weight"})}};
+    inner.name = "state_dict";
+    inner.children = {leaf({"conv.weight"}, std::string(wrapper))};
     CheckpointTree root;
     root.tensors["stray"] = torch::zeros({1});  // a wrapper wins over stray tensors at its level
-    root.children = {{"state_dict", inner}};
+    root.children = {inner};
     auto dict = unwrap_state_dict(root);
     EXPECT_TRUE(dict.count("conv.weight")) << wrapper;
   }
   CheckpointTree single;  // one unknown wrapper and no tensors: descend
-  single.children = {{"net_g_ema", leaf({"x"})}};
+  single.children = {leaf({"x"}, "net_g_ema")};
   EXPECT_TRUE(unwrap_state_dict(single).count("x"));
 }
 
@@ -54,7 +56,8 @@ TEST(Unwrap, EmptyOrTooDeepIsAnError) {
   CheckpointTree deep = leaf({"w"});
   for (int i = 0; i < kMaxWrapperDepth + 2; ++i) {
     CheckpointTree parent;
-    parent.children = {{"model", std::move(deep)}};
+    deep.name = "model";
+    parent.children.push_back(std::move(deep));
     deep = std::move(parent);
   }
   EXPECT_THROW(unwrap_state_dict(deep, "deep.pth"), Error);
