@@ -1,1 +1,51 @@
-int main() { return 0; }
+// framelift: the command-line front end. Parsing, progress and exit codes only; the work is in
+// the library.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "media/av_log_bridge.h"
+#include "util/log.h"
+
+int main(int argc, char** argv) {
+  using namespace framelift;
+  // A full disk or a file size limit must surface as a write error with a message, not kill us.
+  std::signal(SIGXFSZ, SIG_IGN);
+  media::install_av_log_bridge();
+
+  CLI::App app{"framelift: AI video enhancement (upscale, interpolate, restore) on CPUs and rented GPUs"};
+  app.set_version_flag("--version", std::string("framelift ") + FRAMELIFT_VERSION);
+  app.require_subcommand(1);
+  std::string level = "info";
+  app.add_option("--log-level", level, "trace, debug, info, warn, error or quiet")->capture_default_str();
+  app.footer(
+      "Examples:\n"
+      "  framelift probe -i clip.mkv\n"
+      "  framelift run -i clip.mkv -o out.mkv --pipeline \"resize:scale=2\" -c libx265 --crf 20\n"
+      "  framelift stages\n"
+      "Run `framelift COMMAND --help` for the options of a command.");
+
+  cli::Command command;
+  cli::add_probe_command(app, command);
+  cli::add_run_command(app, command);
+  cli::add_stages_command(app, command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    log::set_level(log::parse_level(level));
+    return command();
+  } catch (const Error& e) {
+    log::error(e.what());
+    return cli::exit_code(e.kind());
+  } catch (const std::exception& e) {
+    log::error("internal error: ", e.what());
+    return cli::kExitInternal;
+  }
+}

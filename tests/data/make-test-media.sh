@@ -54,8 +54,8 @@ make cfr_8bit.mkv full_clip
 # Variable frame rate: irregular gaps (every third frame is 13 ms late, frame 20 is dropped).
 vfr_clip() {
   ff -f lavfi -i testsrc2=size=320x240:rate=25:duration=2 -f lavfi -i sine=frequency=330:duration=2 \
-     -vf "select='not(eq(n\,20))',setpts='N*0.04/TB+if(eq(mod(N\,3)\,0)\,0.013/TB\,0)'" -fps_mode vfr \
-     -c:v libx264 -preset veryfast -pix_fmt yuv420p -c:a aac -f matroska "$1"
+     -vf "settb=1/1000,setpts=N*40+if(eq(mod(N\,3)\,0)\,13\,0),select=not(eq(n\,20))" \
+     -fps_mode vfr -enc_time_base:v 1:1000 -c:v libx264 -preset veryfast -pix_fmt yuv420p -c:a aac -f matroska "$1"
 }
 make vfr.mkv vfr_clip
 
@@ -64,7 +64,10 @@ ten_bit_clip() {
   ff -f lavfi -i testsrc2=size=320x240:rate=24:duration=1 -c:v libx265 -preset ultrafast \
      -x265-params "log-level=error:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" \
      -pix_fmt yuv420p10le -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
-     -metadata:s:v rotate=90 -tag:v hvc1 -f mp4 "$1"
+     -tag:v hvc1 -f mp4 "$1.noro.mp4"
+  # FFmpeg 5.1 turns the rotate tag into a display matrix only on a stream copy.
+  ff -i "$1.noro.mp4" -c copy -metadata:s:v rotate=90 -f mp4 "$1"
+  rm -f "$1.noro.mp4"
 }
 make hdr10_10bit.mp4 ten_bit_clip
 
@@ -88,18 +91,21 @@ make real_megamind.mkv real_clip
 
 # Bad inputs.
 [ -s not_media.mkv ] || printf 'this is a text file, not a video\n%.0s' {1..200} > not_media.mkv
-[ -s truncated.mkv ] || head -c 9000 cfr_8bit.mkv > truncated.mkv
+# Cut at 60%: the header promises 48 frames, the file holds about 28.
+[ -s truncated.mkv ] || head -c $(( $(stat -c %s real_megamind.mkv) * 6 / 10 )) real_megamind.mkv > truncated.mkv
 corrupt_clip() {
-  cp cfr_8bit.mkv "$1"
+  ff -f lavfi -i testsrc2=size=320x240:rate=25:duration=2 -c:v libx264 -preset veryfast -f mpegts "$1"
   # Overwrite bytes inside the video payload (past the header) with garbage.
   local size; size=$(stat -c %s "$1")
   for off in $((size / 3)) $((size / 2)) $((size * 2 / 3)); do
     printf '\xff\x00\x13\x37\xde\xad\xbe\xef%.0s' {1..64} | dd of="$1" bs=1 seek="$off" conv=notrunc status=none
   done
 }
-make corrupt.mkv corrupt_clip
+make corrupt.ts corrupt_clip
+# A video stream with no frames at all (select=0 drops every one), next to a normal audio stream.
 zero_clip() {
-  ff -f lavfi -i testsrc2=size=320x240:rate=25 -frames:v 0 -c:v libx264 -f matroska "$1"
+  ff -f lavfi -i testsrc2=size=320x240:rate=25:duration=1 -f lavfi -i sine=duration=1 -map 0:v -map 1:a \
+     -vf "select=0" -c:v libx264 -c:a aac -f matroska "$1"
 }
 make zero_frames.mkv zero_clip
 echo "test media ready in $out"

@@ -1,0 +1,14 @@
+#pragma once
+// Each subcommand registers its options on the CLI11 app and returns the function that runs it.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace framelift::cli {
+
+using Command = std::function<int()>;
+
+void add_probe_command(CLI::App& app, Command& selected);
+void add_run_command(CLI::App& app, Command& selected);
+void add_stages_command(CLI::App& app, Command& selected);
+
+}  // namespace framelift::cli

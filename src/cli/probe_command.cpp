@@ -1,0 +1,27 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "media/probe.h"
+
+namespace framelift::cli {
+
+void add_probe_command(CLI::App& app, Command& selected) {
+  auto* cmd = app.add_subcommand("probe", "Describe a video: streams, size, rate, frame count, color, HDR");
+  auto input = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto fast = std::make_shared<bool>(false);
+  cmd->add_option("-i,--input", *input, "Input file or URL")->required();
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  cmd->add_flag("--fast", *fast, "Do not read the file to count frames exactly");
+  cmd->footer("Example:\n  framelift probe -i clip.mkv --json");
+  cmd->callback([=, &selected] {
+    selected = [=] {
+      nlohmann::json info = media::probe(*input, {.count_frames = !*fast});
+      std::string text = *json ? info.dump(2) + "\n" : media::probe_text(info);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace framelift::cli

@@ -1,0 +1,106 @@
+#include "infer/frame_tensor.h"
+
+#include <ATen/ATen.h>
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+
+#include "media/av_error.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::infer {
+namespace {
+
+constexpr int kSwsFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP;
+
+bool is_full_range(AVPixelFormat fmt, AVColorRange range) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+  if (d && (d->flags & AV_PIX_FMT_FLAG_RGB)) return true;
+  switch (fmt) {
+    case AV_PIX_FMT_YUVJ420P: case AV_PIX_FMT_YUVJ422P: case AV_PIX_FMT_YUVJ444P: case AV_PIX_FMT_YUVJ440P:
+      return true;
+    default:
+      return range == AVCOL_RANGE_JPEG;
+  }
+}
+
+// GBRPF32 stores planes G, B, R; a [3, H, W] RGB tensor stores R, G, B.
+void planes_of(const at::Tensor& rgb, uint8_t* planes[4], int linesize[4]) {
+  const int64_t h = rgb.size(1), w = rgb.size(2);
+  auto* base = reinterpret_cast<uint8_t*>(rgb.data_ptr<float>());
+  const int64_t plane_bytes = h * w * int64_t(sizeof(float));
+  planes[0] = base + plane_bytes;      // G
+  planes[1] = base + 2 * plane_bytes;  // B
+  planes[2] = base;                    // R
+  planes[3] = nullptr;
+  for (int i = 0; i < 3; ++i) linesize[i] = int(w * sizeof(float));
+  linesize[3] = 0;
+}
+
+media::SwsPtr make_sws(int w, int h, AVPixelFormat src, AVPixelFormat dst) {
+  media::SwsPtr sws(sws_getContext(w, h, src, w, h, dst, kSwsFlags, nullptr, nullptr, nullptr));
+  if (!sws)
+    throw Error(ErrorKind::Input, str("cannot convert ", av_get_pix_fmt_name(src), " to ",
+                                      av_get_pix_fmt_name(dst), " at ", w, "x", h));
+  return sws;
+}
+
+}  // namespace
+
+at::Tensor FrameToTensor::convert(const AVFrame* f) {
+  auto fmt = AVPixelFormat(f->format);
+  if (!sws_ || f->width != width_ || f->height != height_ || f->format != format_ ||
+      f->colorspace != matrix_ || f->color_range != range_) {
+    sws_ = make_sws(f->width, f->height, fmt, AV_PIX_FMT_GBRPF32);
+    media::VideoFormat vf = media::VideoFormat::of_frame(f, {1, 1}, {0, 1});
+    const int* coeffs = sws_getCoefficients(media::effective_matrix(vf));
+    sws_setColorspaceDetails(sws_.get(), coeffs, is_full_range(fmt, f->color_range) ? 1 : 0, coeffs, 1, 0,
+                             1 << 16, 1 << 16);
+    width_ = f->width;
+    height_ = f->height;
+    format_ = f->format;
+    matrix_ = f->colorspace;
+    range_ = f->color_range;
+  }
+  at::Tensor out = at::empty({3, f->height, f->width}, at::kFloat);
+  uint8_t* planes[4];
+  int linesize[4];
+  planes_of(out, planes, linesize);
+  sws_scale(sws_.get(), f->data, f->linesize, 0, f->height, planes, linesize);
+  return out;
+}
+
+TensorToFrame::TensorToFrame(const media::VideoFormat& format) : format_(format) {
+  sws_ = make_sws(format.width, format.height, AV_PIX_FMT_GBRPF32, format.pix_fmt);
+  const int* coeffs = sws_getCoefficients(media::effective_matrix(format));
+  sws_setColorspaceDetails(sws_.get(), coeffs, 1, coeffs, is_full_range(format.pix_fmt, format.range) ? 1 : 0,
+                           0, 1 << 16, 1 << 16);
+}
+
+media::FramePtr TensorToFrame::convert(const at::Tensor& image) {
+  if (image.dim() != 3 || image.size(0) != 3 || image.size(1) != format_.height || image.size(2) != format_.width)
+    throw Error(ErrorKind::Internal, framelift::str("a stage produced a frame of shape ", image.sizes(), ", expected [3, ",
+                                         format_.height, ", ", format_.width, "]"));
+  at::Tensor rgb = image.to(at::kCPU, at::kFloat).clamp(0.0, 1.0).contiguous();
+  media::FramePtr frame = media::make_frame();
+  frame->width = format_.width;
+  frame->height = format_.height;
+  frame->format = format_.pix_fmt;
+  frame->colorspace = media::effective_matrix(format_);
+  frame->color_range = format_.range;
+  frame->color_primaries = format_.primaries;
+  frame->color_trc = format_.transfer;
+  frame->chroma_location = format_.chroma_location;
+  frame->sample_aspect_ratio = format_.sample_aspect;
+  media::check(av_frame_get_buffer(frame.get(), 0), ErrorKind::Resource, "allocating an output frame");
+  uint8_t* planes[4];
+  int linesize[4];
+  planes_of(rgb, planes, linesize);
+  sws_scale(sws_.get(), planes, linesize, 0, format_.height, frame->data, frame->linesize);
+  return frame;
+}
+
+}  // namespace framelift::infer

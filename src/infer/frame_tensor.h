@@ -1,0 +1,42 @@
+#pragma once
+// Conversion between decoded frames and the tensors stages work on.
+//
+// Frame layout in the pipeline (docs/frame-layout.md): a float32 tensor [3, H, W], planar RGB,
+// values in [0, 1], full range, on the CPU, contiguous. 8-, 10- and 12-bit inputs convert
+// straight to float through swscale's GBRPF32 path, so no precision is lost to an 8-bit step.
+// YUV<->RGB uses the stream's matrix and range (media::effective_matrix when it is unspecified).
+//
+// Both converters keep their swscale context between calls: no per-frame setup or allocation
+// beyond the output itself. Not thread-safe; one per thread.
+#include <ATen/core/Tensor.h>
+
+#include "media/av_ptr.h"
+#include "media/video_format.h"
+
+namespace framelift::infer {
+
+class FrameToTensor {
+ public:
+  at::Tensor convert(const AVFrame* frame);
+
+ private:
+  media::SwsPtr sws_;
+  int width_ = 0, height_ = 0, format_ = -1;
+  AVColorSpace matrix_ = AVCOL_SPC_UNSPECIFIED;
+  AVColorRange range_ = AVCOL_RANGE_UNSPECIFIED;
+};
+
+class TensorToFrame {
+ public:
+  // `format` is the frame the encoder wants: size, pixel format, matrix and range.
+  explicit TensorToFrame(const media::VideoFormat& format);
+  // image: [3, H, W] float in [0, 1] (values outside are clamped). Returns a frame with the
+  // format's properties; the caller sets pts.
+  media::FramePtr convert(const at::Tensor& image);
+
+ private:
+  media::VideoFormat format_;
+  media::SwsPtr sws_;
+};
+
+}  // namespace framelift::infer

@@ -1,0 +1,41 @@
+#pragma once
+// Opens any input libavformat reads (files, http(s) and other URLs) and hands out its packets.
+#include <string>
+
+#include "media/av_ptr.h"
+
+namespace framelift::media {
+
+class Demuxer {
+ public:
+  // Throws Error(Input, "<url>: <problem>") for a missing file, a file that is not media, or
+  // media without a video stream.
+  explicit Demuxer(const std::string& url);
+
+  AVFormatContext* format() const { return format_.get(); }
+  int video_index() const { return video_index_; }
+  AVStream* video_stream() const { return format_->streams[video_index_]; }
+  const std::string& url() const { return url_; }
+
+  // Reads the next packet into pkt (unreferenced first). Returns false at the end of the input.
+  // A read error in the middle of a file (truncation) ends the input too, with a warning, so the
+  // frames decoded so far are kept; the caller decides whether that is an error.
+  bool read(AVPacket* pkt);
+  bool ended_early() const { return ended_early_; }
+
+ private:
+  std::string url_;
+  InputFormatPtr format_;
+  int video_index_ = -1;
+  bool ended_early_ = false;
+};
+
+}  // namespace framelift::media
+
+namespace framelift::media {
+
+// Where the container says the video stream ends, in seconds; -1 when it does not say.
+// (Stream duration, else Matroska's per-stream DURATION tag, else the file's duration.)
+double declared_video_end_s(const AVFormatContext* format, const AVStream* video);
+
+}  // namespace framelift::media

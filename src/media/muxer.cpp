@@ -1,0 +1,167 @@
+#include "media/muxer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "media/av_error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::media {
+namespace {
+
+// Side data that still describes the video after it is decoded, processed and re-encoded.
+bool keeps_meaning_after_reencode(AVPacketSideDataType type) {
+  switch (type) {
+    case AV_PKT_DATA_DISPLAYMATRIX:
+    case AV_PKT_DATA_MASTERING_DISPLAY_METADATA:
+    case AV_PKT_DATA_CONTENT_LIGHT_LEVEL:
+    case AV_PKT_DATA_STEREO3D:
+    case AV_PKT_DATA_SPHERICAL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Muxer::Muxer(fs::path final_path, const std::string& format_name) : final_path_(std::move(final_path)) {
+  temp_path_ = partial_path_for(final_path_);
+  const AVOutputFormat* ofmt = av_guess_format(format_name.empty() ? nullptr : format_name.c_str(),
+                                               final_path_.filename().c_str(), nullptr);
+  if (!ofmt)
+    throw Error(ErrorKind::Usage, str(final_path_.string(), ": unknown output container (use a known extension such as .mkv or .mp4)"));
+  AVFormatContext* raw = nullptr;
+  check(avformat_alloc_output_context2(&raw, ofmt, nullptr, temp_path_.c_str()), ErrorKind::Output,
+        final_path_.string());
+  format_.reset(raw);
+  // Stream copy must not fail on codecs libavformat marks experimental in a container (FLAC or
+  // Opus in MP4): they play in current players, and refusing would drop the user's audio.
+  format_->strict_std_compliance = FF_COMPLIANCE_EXPERIMENTAL;
+  if (!(ofmt->flags & AVFMT_NOFILE)) {
+    int ret = avio_open(&format_->pb, temp_path_.c_str(), AVIO_FLAG_WRITE);
+    if (ret < 0)
+      throw Error(ErrorKind::Output, str(final_path_.string(), ": cannot write in ",
+                                         final_path_.parent_path().string(), " (", av_error_text(ret), ")"));
+  }
+}
+
+Muxer::~Muxer() {
+  if (format_ && format_->pb) avio_closep(&format_->pb);
+  if (!finished_) {
+    std::error_code ec;
+    fs::remove(temp_path_, ec);
+  }
+}
+
+int Muxer::add_video(const AVCodecContext* enc, const AVStream* source) {
+  AVStream* st = avformat_new_stream(format_.get(), nullptr);
+  if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
+  check(avcodec_parameters_from_context(st->codecpar, enc), ErrorKind::Output, final_path_.string());
+  st->time_base = enc->time_base;
+  st->avg_frame_rate = enc->framerate;
+  st->sample_aspect_ratio = enc->sample_aspect_ratio;
+  if (source) {
+    av_dict_copy(&st->metadata, source->metadata, 0);
+    // The encoder's name is not the input's; drop tags that would now lie.
+    av_dict_set(&st->metadata, "encoder", nullptr, 0);
+    av_dict_set(&st->metadata, "DURATION", nullptr, 0);
+    for (int i = 0; i < source->nb_side_data; ++i) {
+      const AVPacketSideData& sd = source->side_data[i];
+      if (keeps_meaning_after_reencode(sd.type)) add_stream_side_data(st->index, sd.type, sd.data, sd.size);
+    }
+  }
+  return st->index;
+}
+
+int Muxer::add_copy(const AVStream* source) {
+  const AVCodecParameters* par = source->codecpar;
+  if (par->codec_type != AVMEDIA_TYPE_ATTACHMENT &&
+      avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+    throw Error(ErrorKind::Output,
+                str(final_path_.string(), ": the ", format_->oformat->name, " container cannot hold the ",
+                    av_get_media_type_string(par->codec_type), " stream #", source->index, " (",
+                    avcodec_get_name(par->codec_id), "); use .mkv, which holds every stream"));
+  }
+  AVStream* st = avformat_new_stream(format_.get(), nullptr);
+  if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
+  check(avcodec_parameters_copy(st->codecpar, par), ErrorKind::Output, final_path_.string());
+  st->codecpar->codec_tag = 0;  // let the muxer choose the tag valid for its container
+  st->time_base = source->time_base;
+  st->disposition = source->disposition;
+  st->avg_frame_rate = source->avg_frame_rate;
+  av_dict_copy(&st->metadata, source->metadata, 0);
+  for (int i = 0; i < source->nb_side_data; ++i) {
+    const AVPacketSideData& sd = source->side_data[i];
+    add_stream_side_data(st->index, sd.type, sd.data, sd.size);
+  }
+  return st->index;
+}
+
+void Muxer::copy_global_metadata(const AVFormatContext* in) {
+  av_dict_copy(&format_->metadata, in->metadata, 0);
+  av_dict_set(&format_->metadata, "encoder", nullptr, 0);
+  if (in->nb_chapters == 0) return;
+  auto** chapters = static_cast<AVChapter**>(av_calloc(in->nb_chapters, sizeof(AVChapter*)));
+  if (!chapters) throw Error(ErrorKind::Resource, "out of memory copying chapters");
+  format_->chapters = chapters;
+  for (unsigned i = 0; i < in->nb_chapters; ++i) {
+    const AVChapter* src = in->chapters[i];
+    auto* ch = static_cast<AVChapter*>(av_mallocz(sizeof(AVChapter)));
+    if (!ch) throw Error(ErrorKind::Resource, "out of memory copying chapters");
+    ch->id = src->id;
+    ch->time_base = src->time_base;
+    ch->start = src->start;
+    ch->end = src->end;
+    av_dict_copy(&ch->metadata, src->metadata, 0);
+    format_->chapters[format_->nb_chapters++] = ch;
+  }
+}
+
+void Muxer::add_stream_side_data(int index, AVPacketSideDataType type, const uint8_t* data, size_t size) {
+  AVStream* st = format_->streams[index];
+  for (int i = 0; i < st->nb_side_data; ++i)
+    if (st->side_data[i].type == type) return;
+  uint8_t* dst = av_stream_new_side_data(st, type, size);
+  if (!dst) throw Error(ErrorKind::Resource, "out of memory copying stream side data");
+  memcpy(dst, data, size);
+}
+
+void Muxer::write_header() {
+  int ret = avformat_write_header(format_.get(), nullptr);
+  if (ret < 0)
+    throw Error(ErrorKind::Output, str(final_path_.string(), ": cannot write the ", format_->oformat->name,
+                                       " header (", av_error_text(ret), ")"));
+  header_written_ = true;
+}
+
+void Muxer::write(AVPacket* packet, AVRational time_base, int index) {
+  std::lock_guard lock(mutex_);
+  AVStream* st = format_->streams[index];
+  packet->stream_index = index;
+  av_packet_rescale_ts(packet, time_base, st->time_base);
+  packet->pos = -1;
+  int ret = av_interleaved_write_frame(format_.get(), packet);
+  if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
+}
+
+void Muxer::finish() {
+  std::lock_guard lock(mutex_);
+  int ret = av_write_trailer(format_.get());
+  if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
+  if (format_->pb) {
+    avio_flush(format_->pb);
+    if (format_->pb->error < 0)
+      throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(format_->pb->error), ")"));
+    ret = avio_closep(&format_->pb);
+    if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
+  }
+  commit_file(temp_path_, final_path_);
+  finished_ = true;
+}
+
+}  // namespace framelift::media

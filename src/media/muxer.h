@@ -1,0 +1,56 @@
+#pragma once
+// Writes the output container. The file is written under a temporary name in the output folder
+// and renamed to its final name only by finish(), after it is complete and synced to disk; if the
+// Muxer is destroyed before finish() (an error, a signal), the partial file is removed. So a file
+// under the final name is always complete.
+//
+// Thread-safety: write() may be called from several threads (stream copy and encode); the rest
+// is for one thread.
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "media/av_ptr.h"
+
+namespace framelift::media {
+
+class Muxer {
+ public:
+  // Throws Error(Output) when the folder is not writable or the container is unknown.
+  explicit Muxer(std::filesystem::path final_path, const std::string& format_name = "");
+  ~Muxer();
+  Muxer(const Muxer&) = delete;
+  Muxer& operator=(const Muxer&) = delete;
+
+  // Adds the encoded video stream; returns its index. Copies the side data of `source` that stays
+  // true after re-encoding (rotation, HDR mastering display and light level, stereo 3D).
+  int add_video(const AVCodecContext* encoder, const AVStream* source);
+  // Adds a bit-exact copy of an input stream (audio, subtitles, attachments, data); returns its
+  // index. Throws Error(Output) when the container cannot hold that codec.
+  int add_copy(const AVStream* source);
+  // Container metadata and chapters, copied from the input.
+  void copy_global_metadata(const AVFormatContext* input);
+  // Adds side data to a stream when the input carried it on frames only (HDR10 SEI).
+  void add_stream_side_data(int index, AVPacketSideDataType type, const uint8_t* data, size_t size);
+
+  void write_header();
+  // Writes a packet whose timestamps are in `time_base` to stream `index`. Takes ownership of the
+  // packet's reference.
+  void write(AVPacket* packet, AVRational time_base, int index);
+  // Writes the trailer, syncs, renames to the final name.
+  void finish();
+
+  const std::filesystem::path& final_path() const { return final_path_; }
+  const std::filesystem::path& temp_path() const { return temp_path_; }
+
+ private:
+  std::filesystem::path final_path_;
+  std::filesystem::path temp_path_;
+  OutputFormatPtr format_;
+  std::mutex mutex_;
+  bool header_written_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace framelift::media

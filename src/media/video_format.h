@@ -1,0 +1,34 @@
+#pragma once
+// What a video stream looks like at one point of the pipeline: size, pixel format, timing, color.
+// Stages transform it (resize changes the size, interpolation the rate), the encoder consumes it.
+extern "C" {
+#include <libavutil/frame.h>
+#include <libavutil/pixfmt.h>
+#include <libavutil/rational.h>
+}
+
+namespace framelift::media {
+
+struct VideoFormat {
+  int width = 0;
+  int height = 0;
+  AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
+  AVRational time_base{1, 25};     // timestamps of frames are in this unit
+  AVRational frame_rate{0, 1};     // nominal (average) rate; 0/1 when unknown
+  AVRational sample_aspect{0, 1};
+  AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
+  AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;
+  AVColorSpace matrix = AVCOL_SPC_UNSPECIFIED;
+  AVColorRange range = AVCOL_RANGE_UNSPECIFIED;
+  AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
+
+  static VideoFormat of_frame(const AVFrame* frame, AVRational time_base, AVRational frame_rate);
+  int bit_depth() const;
+};
+
+// The matrix framelift uses for YUV<->RGB when the stream does not say: BT.601 below 720 lines,
+// BT.709 from there on (what players assume). The output is tagged with it explicitly so that an
+// upscale from SD to HD does not change the colors a player shows.
+AVColorSpace effective_matrix(const VideoFormat& format);
+
+}  // namespace framelift::media

@@ -1,0 +1,312 @@
+#include "pipeline/runner.h"
+
+#include <ATen/ATen.h>
+
+extern "C" {
+#include <libavutil/mastering_display_metadata.h>
+}
+
+#include <chrono>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "infer/frame_tensor.h"
+#include "media/av_error.h"
+#include "media/demuxer.h"
+#include "media/frame_converter.h"
+#include "media/muxer.h"
+#include "pipeline/bounded_queue.h"
+#include "pipeline/stage_registry.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::pipeline {
+namespace {
+
+void check_paths(const RunOptions& o) {
+  if (o.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
+  if (same_file(o.input, o.output))
+    throw Error(ErrorKind::Usage, str(o.output.string(), ": the output would overwrite the input"));
+  std::error_code ec;
+  if (fs::exists(o.output, ec) && !o.overwrite)
+    throw Error(ErrorKind::Output, str(o.output.string(), ": already exists (use -y to overwrite)"));
+  fs::path dir = o.output.parent_path().empty() ? fs::path(".") : o.output.parent_path();
+  if (!fs::is_directory(dir, ec))
+    throw Error(ErrorKind::Output, str(o.output.string(), ": folder ", dir.string(), " does not exist"));
+}
+
+// The side data that describes HDR content; decoders attach it to frames (HEVC SEI), containers
+// want it on the stream.
+constexpr std::pair<AVFrameSideDataType, AVPacketSideDataType> kHdrSideData[] = {
+    {AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_MASTERING_DISPLAY_METADATA},
+    {AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, AV_PKT_DATA_CONTENT_LIGHT_LEVEL},
+};
+
+void copy_hdr_frame_side_data(const AVFrame* from, AVFrame* to) {
+  for (auto [frame_type, packet_type] : kHdrSideData) {
+    const AVFrameSideData* sd = av_frame_get_side_data(from, frame_type);
+    if (sd && !av_frame_get_side_data(to, frame_type)) {
+      AVFrameSideData* dst = av_frame_new_side_data(to, frame_type, sd->size);
+      if (dst) memcpy(dst->data, sd->data, sd->size);
+    }
+  }
+}
+
+int64_t expected_frames(const AVStream* st) {
+  if (st->nb_frames > 0) return st->nb_frames;
+  AVRational rate = st->avg_frame_rate.num ? st->avg_frame_rate : st->r_frame_rate;
+  if (st->duration > 0 && rate.num > 0) return int64_t(st->duration * av_q2d(st->time_base) * av_q2d(rate) + 0.5);
+  return 0;
+}
+
+// Keeps timestamps strictly increasing: encoders and muxers refuse anything else, and broken
+// inputs do repeat or omit timestamps.
+class TimestampGuard {
+ public:
+  explicit TimestampGuard(AVRational time_base, AVRational rate) {
+    step_ = rate.num > 0 ? std::max<int64_t>(1, av_rescale_q(1, av_inv_q(rate), time_base)) : 1;
+  }
+  int64_t fix(int64_t pts) {
+    if (pts == AV_NOPTS_VALUE) pts = last_ == AV_NOPTS_VALUE ? 0 : last_ + step_;
+    if (last_ != AV_NOPTS_VALUE && pts <= last_) pts = last_ + 1;
+    return last_ = pts;
+  }
+  int64_t last() const { return last_; }
+
+ private:
+  int64_t step_;
+  int64_t last_ = AV_NOPTS_VALUE;
+};
+
+// First failure wins; it stops every thread.
+class FailureLatch {
+ public:
+  template <class... Queues>
+  void fail(std::exception_ptr e, Queues&... queues) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = e;
+    }
+    (queues.abort(), ...);
+  }
+  bool failed() {
+    std::lock_guard lock(mutex_);
+    return bool(error_);
+  }
+  void rethrow() {
+    std::lock_guard lock(mutex_);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+// A file cut short (an interrupted download or copy) often reads without an error up to the cut;
+// compare with where the container says the video ends so that it is not mistaken for a
+// complete, shorter video.
+void check_complete(const std::string& input, const media::Demuxer& demux, int64_t last_pts, AVRational rate) {
+  const AVStream* vst = demux.video_stream();
+  const double last_s = last_pts * av_q2d(vst->time_base);
+  const double frame_s = rate.num > 0 ? av_q2d(av_inv_q(rate)) : 0.04;
+  const double end_s = media::declared_video_end_s(demux.format(), vst);
+  if (demux.ended_early() || (end_s > 0 && last_s + 2 * frame_s < end_s - 0.5)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2f s of %.2f s", last_s, end_s);
+    throw Error(ErrorKind::Input, str(input, ": truncated: the video ends at ", buf, " declared"));
+  }
+}
+
+}  // namespace
+
+std::string RunReport::summary() const {
+  char fps[32];
+  std::snprintf(fps, sizeof fps, "%.2f", seconds > 0 ? frames_out / seconds : 0.0);
+  std::string s = str("wrote ", output.string(), ": ", frames_out, " frames from ", frames_in, " in ", seconds,
+                      " s (", fps, " frames/s)");
+  if (decode_errors) s += str(", ", decode_errors, " corrupt frame(s) or packet(s) skipped");
+  return s;
+}
+
+RunReport run_pipeline(const RunOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  check_paths(o);
+  media::Demuxer demux(o.input);
+  AVStream* vst = demux.video_stream();
+  const int vidx = demux.video_index();
+  media::Decoder decoder(vst, o.decoder, o.input);
+  std::vector<std::unique_ptr<Stage>> stages = make_stages(o.pipeline);
+
+  // Decode up to the first frame before anything is set up: the frame, not the container's
+  // header, says what the video really is (pixel format, color, HDR side data).
+  std::deque<media::FramePtr> primed;
+  std::vector<media::PacketPtr> early_packets;
+  media::PacketPtr pkt = media::make_packet();
+  bool input_done = false;
+  auto to_primed = [&](media::FramePtr f) { primed.push_back(std::move(f)); };
+  while (primed.empty()) {
+    if (!demux.read(pkt.get())) {
+      decoder.decode(nullptr, to_primed);
+      input_done = true;
+      break;
+    }
+    if (pkt->stream_index == vidx) {
+      decoder.decode(pkt.get(), to_primed);
+    } else {
+      media::PacketPtr copy(av_packet_clone(pkt.get()));
+      if (!copy) throw Error(ErrorKind::Resource, "out of memory buffering a packet");
+      early_packets.push_back(std::move(copy));
+    }
+  }
+  if (primed.empty())
+    throw Error(ErrorKind::Input, str(o.input, demux.ended_early() ? ": truncated or unreadable before the first frame"
+                                                                     : ": the video stream has no frames"));
+
+  const AVRational rate = av_guess_frame_rate(demux.format(), vst, nullptr);
+  const media::VideoFormat in_format = media::VideoFormat::of_frame(primed.front().get(), vst->time_base, rate);
+  media::VideoFormat out_format = in_format;
+  for (auto& stage : stages) out_format = stage->configure(out_format);
+  if (!stages.empty()) {
+    // Frames pass through RGB; tag the output with the matrix used to convert back.
+    out_format.matrix = media::effective_matrix(in_format);
+    if (out_format.range == AVCOL_RANGE_UNSPECIFIED) out_format.range = AVCOL_RANGE_MPEG;
+  }
+
+  media::Muxer mux(o.output, o.container);
+  const bool global_header = mux.temp_path().extension() != ".ts";
+  media::Encoder encoder(o.encoder, out_format, global_header);
+  out_format.pix_fmt = encoder.pix_fmt();
+
+  std::map<int, int> copied;  // input stream index -> output stream index
+  int video_out = -1;
+  for (unsigned i = 0; i < demux.format()->nb_streams; ++i) {
+    const AVStream* st = demux.format()->streams[i];
+    if (int(i) == vidx) {
+      video_out = mux.add_video(encoder.context(), vst);
+    } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
+      log::warn(o.input, ": stream #", i, " has an unknown codec and is not copied");
+    } else {
+      copied[int(i)] = mux.add_copy(st);
+    }
+  }
+  for (auto [frame_type, packet_type] : kHdrSideData)
+    if (const AVFrameSideData* sd = av_frame_get_side_data(primed.front().get(), frame_type))
+      mux.add_stream_side_data(video_out, packet_type, sd->data, sd->size);
+  mux.copy_global_metadata(demux.format());
+  mux.write_header();
+  for (auto& p : early_packets) {
+    auto it = copied.find(p->stream_index);
+    if (it != copied.end()) mux.write(p.get(), demux.format()->streams[p->stream_index]->time_base, it->second);
+  }
+  early_packets.clear();
+
+  ProgressCounters counters;
+  counters.total_out = expected_frames(vst);
+  ProgressReporter progress(o.progress, counters);
+
+  BoundedQueue<media::FramePtr> decoded(o.queue_depth), to_encode(o.queue_depth);
+  FailureLatch latch;
+  TimestampGuard timestamps(vst->time_base, rate);
+
+  std::thread demux_thread([&] {
+    try {
+      bool stopped = false;
+      auto sink = [&](media::FramePtr f) {
+        if (stopped) return;
+        f->pts = timestamps.fix(f->pts);
+        ++counters.frames_in;
+        stopped = !decoded.push(std::move(f));
+      };
+      while (!primed.empty() && !stopped) {
+        sink(std::move(primed.front()));
+        primed.pop_front();
+      }
+      if (!input_done) {
+        while (!stopped && demux.read(pkt.get())) {
+          if (pkt->stream_index == vidx) {
+            decoder.decode(pkt.get(), sink);
+          } else if (auto it = copied.find(pkt->stream_index); it != copied.end()) {
+            mux.write(pkt.get(), demux.format()->streams[pkt->stream_index]->time_base, it->second);
+          }
+        }
+        if (!stopped) decoder.decode(nullptr, sink);
+      }
+      decoded.close();
+    } catch (...) {
+      latch.fail(std::current_exception(), decoded, to_encode);
+    }
+  });
+
+  std::thread process_thread([&] {
+    try {
+      infer::FrameToTensor to_tensor;
+      std::optional<infer::TensorToFrame> to_frame;
+      if (!stages.empty()) to_frame.emplace(out_format);
+      media::FrameConverter converter(out_format.pix_fmt);
+      const AVFrame* current = nullptr;  // the decoded frame being processed, for its side data
+
+      std::vector<Stage::Emit> emit(stages.size() + 1);
+      emit[stages.size()] = [&](Frame f) {
+        media::FramePtr out = to_frame->convert(f.image);
+        out->pts = f.pts;
+        if (current) copy_hdr_frame_side_data(current, out.get());
+        to_encode.push(std::move(out));
+      };
+      for (size_t i = stages.size(); i-- > 0;)
+        emit[i] = [&, i](Frame f) { stages[i]->push(std::move(f), emit[i + 1]); };
+
+      while (auto f = decoded.pop()) {
+        if (stages.empty()) {
+          media::FramePtr out = converter.convert(std::move(*f));
+          out->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
+          if (!to_encode.push(std::move(out))) return;
+        } else {
+          current = f->get();
+          emit[0](Frame{to_tensor.convert(current), (*f)->pts});
+        }
+      }
+      if (latch.failed()) return;
+      current = nullptr;
+      for (size_t i = 0; i < stages.size(); ++i) stages[i]->flush(emit[i + 1]);
+      to_encode.close();
+    } catch (...) {
+      latch.fail(std::current_exception(), decoded, to_encode);
+    }
+  });
+
+  auto write_packet = [&](AVPacket* p) { mux.write(p, encoder.context()->time_base, video_out); };
+  try {
+    while (auto f = to_encode.pop()) {
+      encoder.encode(f->get(), write_packet);
+      ++counters.frames_out;
+    }
+    if (!latch.failed()) encoder.encode(nullptr, write_packet);
+  } catch (...) {
+    latch.fail(std::current_exception(), decoded, to_encode);
+  }
+  demux_thread.join();
+  process_thread.join();
+  latch.rethrow();
+  check_complete(o.input, demux, timestamps.last(), rate);
+  mux.finish();
+  progress.finish();
+
+  RunReport report;
+  report.frames_in = counters.frames_in;
+  report.frames_out = counters.frames_out;
+  report.decode_errors = decoder.error_count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.output = o.output;
+  return report;
+}
+
+}  // namespace framelift::pipeline

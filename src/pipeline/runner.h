@@ -1,0 +1,43 @@
+#pragma once
+// Runs a whole job: demux + decode, the stage chain, encode + mux, on three threads joined by
+// bounded queues, so that decoding, inference and encoding overlap and memory stays flat.
+//
+// Guarantees: every decoded frame reaches the stages in order with its own timestamp (variable
+// frame rate is kept); audio, subtitle, attachment and data streams are copied bit-exact with
+// chapters, metadata and color/HDR/rotation side data; the output appears under its final name
+// only when it is complete; the input is never written.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "media/decoder.h"
+#include "media/encoder.h"
+#include "pipeline/progress.h"
+
+namespace framelift::pipeline {
+
+struct RunOptions {
+  std::string input;                 // file or URL
+  std::filesystem::path output;
+  bool overwrite = false;            // -y
+  std::string pipeline;              // "resize:scale=2,..."; empty: pass-through
+  media::EncoderSettings encoder;
+  media::DecoderOptions decoder;
+  ProgressMode progress = ProgressMode::Auto;
+  size_t queue_depth = 8;            // frames buffered between threads
+  std::string container;             // force a container format ("" = from the extension)
+};
+
+struct RunReport {
+  int64_t frames_in = 0;
+  int64_t frames_out = 0;
+  int64_t decode_errors = 0;
+  double seconds = 0;
+  std::filesystem::path output;
+  std::string summary() const;
+};
+
+// Throws framelift::Error with a one-line message naming the file and the problem.
+RunReport run_pipeline(const RunOptions& options);
+
+}  // namespace framelift::pipeline

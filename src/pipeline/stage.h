@@ -1,0 +1,28 @@
+#pragma once
+// A processing step between decode and encode (resize, upscale, interpolate, denoise, ...).
+//
+// Life cycle: configure() once with the format of the frames it will get, returning the format
+// it produces; then push() for every frame in presentation order; then flush() once at the end.
+// A stage emits zero or more frames per push (interpolation emits several, a temporal model may
+// emit none until it has its window). Stages run on one thread; they need not be thread-safe.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "media/video_format.h"
+#include "pipeline/frame.h"
+
+namespace framelift::pipeline {
+
+class Stage {
+ public:
+  using Emit = std::function<void(Frame)>;
+  virtual ~Stage() = default;
+  virtual std::string name() const = 0;
+  virtual media::VideoFormat configure(const media::VideoFormat& input) = 0;
+  virtual void push(Frame frame, const Emit& emit) = 0;
+  virtual void flush(const Emit& emit) {}
+};
+
+}  // namespace framelift::pipeline

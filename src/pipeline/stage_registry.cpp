@@ -1,0 +1,35 @@
+#include "pipeline/stage_registry.h"
+
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::pipeline {
+namespace {
+std::vector<StageInfo>& table() {
+  static std::vector<StageInfo> stages;
+  return stages;
+}
+}  // namespace
+
+bool register_stage(StageInfo info) {
+  table().push_back(std::move(info));
+  return true;
+}
+
+const std::vector<StageInfo>& registered_stages() { return table(); }
+
+std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
+  for (const StageInfo& info : table())
+    if (info.name == spec.name) return info.factory(spec.options);
+  std::string names;
+  for (const StageInfo& info : table()) names += (names.empty() ? "" : ", ") + info.name;
+  throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", spec.name, "' (stages: ", names, ")"));
+}
+
+std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text) {
+  std::vector<std::unique_ptr<Stage>> stages;
+  for (const StageSpec& spec : parse_pipeline(pipeline_text)) stages.push_back(make_stage(spec));
+  return stages;
+}
+
+}  // namespace framelift::pipeline

@@ -1,0 +1,34 @@
+#pragma once
+// Stages by name. Each stage file registers itself with one line:
+//   FRAMELIFT_REGISTER_STAGE(resize, "Classical resize (swscale)", "scale, w, h, algo", make_resize_stage);
+// so adding a stage needs no edit anywhere else.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/stage.h"
+#include "pipeline/stage_spec.h"
+
+namespace framelift::pipeline {
+
+using StageFactory = std::function<std::unique_ptr<Stage>(const StageOptions&)>;
+
+struct StageInfo {
+  std::string name;
+  std::string summary;
+  std::string options;  // human-readable option list with defaults
+  StageFactory factory;
+};
+
+bool register_stage(StageInfo info);
+const std::vector<StageInfo>& registered_stages();
+// Throws Error(Usage) for an unknown stage, listing the known ones.
+std::unique_ptr<Stage> make_stage(const StageSpec& spec);
+std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text);
+
+}  // namespace framelift::pipeline
+
+#define FRAMELIFT_REGISTER_STAGE(id, summary, options, factory) \
+  static const bool framelift_stage_registered_##id =           \
+      ::framelift::pipeline::register_stage({#id, summary, options, factory})

@@ -1,0 +1,39 @@
+#pragma once
+// The text form of a pipeline: "resize:scale=2,upscale:model=realesr-animevideov3".
+// Stages are separated by commas; a stage is NAME[:KEY=VALUE[:KEY=VALUE...]]. A comma-separated
+// item of the form KEY=VALUE continues the previous stage ("resize:w=1280,h=720"), so both
+// spellings users try work.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace framelift::pipeline {
+
+class StageOptions {
+ public:
+  StageOptions() = default;
+  StageOptions(std::string stage, std::map<std::string, std::string> values)
+      : stage_(std::move(stage)), values_(std::move(values)) {}
+
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  std::string get(const std::string& key, const std::string& fallback) const;
+  double get_double(const std::string& key, double fallback) const;
+  int get_int(const std::string& key, int fallback) const;
+  // Throws Error(Usage) naming the first option not in `known`.
+  void expect_only(const std::vector<std::string>& known) const;
+  const std::map<std::string, std::string>& values() const { return values_; }
+
+ private:
+  std::string stage_;
+  std::map<std::string, std::string> values_;
+};
+
+struct StageSpec {
+  std::string name;
+  StageOptions options;
+};
+
+// Throws Error(Usage) on syntax errors.
+std::vector<StageSpec> parse_pipeline(const std::string& text);
+
+}  // namespace framelift::pipeline

@@ -1,0 +1,71 @@
+#include "util/fs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift {
+namespace {
+
+void fsync_path(const fs::path& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot open to sync (", std::strerror(errno), ")"));
+  int ret = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  // Folders on some filesystems refuse fsync (EINVAL); the data itself was synced already.
+  if (ret < 0 && !(flags & O_DIRECTORY && err == EINVAL))
+    throw Error(ErrorKind::Output, str(path.string(), ": sync failed (", std::strerror(err), ")"));
+}
+
+}  // namespace
+
+fs::path partial_path_for(const fs::path& final_path) {
+  fs::path dir = final_path.parent_path();
+  return dir / str(".", final_path.stem().string(), ".partial-", ::getpid(), final_path.extension().string());
+}
+
+void commit_file(const fs::path& temp, const fs::path& final_path) {
+  fsync_path(temp, O_RDONLY);
+  std::error_code ec;
+  fs::rename(temp, final_path, ec);
+  if (ec) throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", ec.message(), ")"));
+  fs::path dir = final_path.parent_path();
+  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY);
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  fs::path temp = partial_path_for(path);
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot write (", std::strerror(errno), ")"));
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      throw Error(ErrorKind::Output, str(path.string(), ": write failed (", std::strerror(err), ")"));
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
+  commit_file(temp, path);
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+}  // namespace framelift

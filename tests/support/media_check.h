@@ -1,0 +1,28 @@
+#pragma once
+// Independent checks on media files through the ffmpeg/ffprobe CLIs (Debian's), so tests do not
+// verify framelift's output with framelift's own reader.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace framelift::test {
+
+struct FrameHash {
+  double pts_s;      // presentation time in seconds
+  int64_t size;
+  std::string md5;
+};
+
+// `ffmpeg -i FILE -map MAP [-c copy] -f framemd5`: decoded frames (copy=false) or packets
+// (copy=true) of the mapped stream, in file order, with pts in seconds.
+std::vector<FrameHash> framemd5(const std::filesystem::path& file, const std::string& map, bool copy);
+
+// ffprobe -show_streams -show_format -show_chapters as JSON.
+nlohmann::json ffprobe(const std::filesystem::path& file);
+
+// Number of decodable video frames counted by ffprobe.
+int64_t count_frames(const std::filesystem::path& file);
+
+}  // namespace framelift::test
