@@ -1,0 +1,41 @@
+#pragma once
+// What a native architecture tells the registry: how to recognise its state dicts and how to
+// build a network from one. Each architecture file defines one of these (see
+// builtin_architectures.h); other code may register more with register_architecture().
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/image_model.h"
+#include "weights/state_dict.h"
+
+namespace framelift::models {
+
+// The hyper-parameters inferred from a state dict's keys and shapes.
+struct DetectedArch {
+  std::string arch;  // registry name: "srvgg_compact", "rrdbnet", ...
+  int scale = 1;
+  int in_channels = 3;
+  int out_channels = 3;
+  // Architecture-specific values in inference order ("num_feat" -> "64"), for describe_model().
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+struct Architecture {
+  std::string name;         // DetectedArch::arch
+  std::string description;  // "Real-ESRGAN Compact (SRVGGNetCompact)"
+  // nullopt when the keys are not this architecture's. When they are but the shapes do not fit,
+  // throws Error(Model) "<source>: ..." rather than letting another architecture guess.
+  std::function<std::optional<DetectedArch>(const weights::StateDict&, const std::string& source)> detect;
+  std::function<std::unique_ptr<ImageModel>(const weights::StateDict&, const DetectedArch&, const std::string& source)>
+      build;
+};
+
+// Thread-safe. Detection tries architectures in registration order; a name registered again
+// replaces the earlier entry.
+void register_architecture(Architecture arch);
+
+}  // namespace framelift::models

@@ -1,0 +1,99 @@
+#include "models/architecture_registry.h"
+
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "models/builtin_architectures.h"
+#include "util/error.h"
+#include "util/str.h"
+#include "weights/load_weights.h"
+
+namespace framelift::models {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<Architecture> entries;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void ensure_builtins() {
+  static std::once_flag once;
+  std::call_once(once, register_builtin_architectures);
+}
+
+std::string tried_names(const std::vector<Architecture>& archs) {
+  std::string out;
+  for (const auto& a : archs) out += (out.empty() ? "" : ", ") + a.name;
+  return out;
+}
+
+std::pair<DetectedArch, Architecture> detect_or_throw(const weights::StateDict& dict, const std::string& source) {
+  const auto archs = architectures();
+  if (dict.empty()) throw Error(ErrorKind::Model, str(source, ": no tensors in the weight file"));
+  for (const auto& a : archs) {
+    if (auto found = a.detect(dict, source)) return {*found, a};
+  }
+  throw Error(ErrorKind::Model, str(source, ": unsupported architecture (", dict.size(), " tensors, first key '",
+                                    dict.begin()->first, "'; tried ", tried_names(archs), ")"));
+}
+
+}  // namespace
+
+void register_architecture(Architecture arch) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (auto& existing : r.entries) {
+    if (existing.name == arch.name) {
+      existing = std::move(arch);
+      return;
+    }
+  }
+  r.entries.push_back(std::move(arch));
+}
+
+std::vector<Architecture> architectures() {
+  ensure_builtins();
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.entries;
+}
+
+std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
+  for (const auto& a : architectures()) {
+    if (auto found = a.detect(dict, source)) return found;
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<ImageModel> build_model(const weights::StateDict& dict, const std::string& source) {
+  auto [detected, arch] = detect_or_throw(dict, source);
+  return arch.build(dict, detected, source);
+}
+
+std::unique_ptr<ImageModel> load_model(const std::filesystem::path& weights_file) {
+  return build_model(weights::load_weights(weights_file), weights_file.string());
+}
+
+std::string describe_model(const weights::StateDict& dict, const std::string& source) {
+  auto [detected, arch] = detect_or_throw(dict, source);
+  int64_t params = 0;
+  for (const auto& [key, t] : dict) params += t.numel();
+  nlohmann::ordered_json hyper = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : detected.params) hyper[k] = v;
+  nlohmann::ordered_json j = {{"arch", detected.arch},
+                              {"description", arch.description},
+                              {"scale", detected.scale},
+                              {"in_channels", detected.in_channels},
+                              {"out_channels", detected.out_channels},
+                              {"params", params},
+                              {"hyperparameters", hyper}};
+  return j.dump();
+}
+
+}  // namespace framelift::models

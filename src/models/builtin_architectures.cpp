@@ -1,0 +1,11 @@
+#include "models/builtin_architectures.h"
+
+namespace framelift::models {
+
+void register_builtin_architectures() {
+  register_architecture(srvgg_compact_architecture());
+  register_architecture(rrdbnet_architecture());
+  register_architecture(realcugan_architecture());
+}
+
+}  // namespace framelift::models

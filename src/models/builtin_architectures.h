@@ -1,0 +1,15 @@
+#pragma once
+// The architectures framelift ships, one per file, in the order detection tries them. The
+// registry calls register_builtin_architectures() on first use: a static initializer per file
+// would be dropped by the linker from a static library nobody references by symbol.
+#include "models/architecture.h"
+
+namespace framelift::models {
+
+Architecture srvgg_compact_architecture();  // srvgg_compact.cpp
+Architecture rrdbnet_architecture();        // rrdbnet.cpp
+Architecture realcugan_architecture();      // realcugan.cpp
+
+void register_builtin_architectures();
+
+}  // namespace framelift::models

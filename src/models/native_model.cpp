@@ -1,0 +1,115 @@
+#include "models/native_model.h"
+
+#include <ATen/ATen.h>
+
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::models {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += shape[i] < 0 ? std::string("*") : std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+WeightReader::WeightReader(const weights::StateDict& dict, std::string source)
+    : dict_(dict), source_(std::move(source)) {}
+
+at::Tensor WeightReader::tensor(const std::string& key, const std::vector<int64_t>& shape) {
+  auto it = dict_.find(key);
+  if (it == dict_.end()) throw Error(ErrorKind::Model, framelift::str(source_, ": missing tensor ", key));
+  const at::Tensor& t = it->second;
+  bool ok = t.dim() == static_cast<int64_t>(shape.size());
+  for (size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || t.size(static_cast<int64_t>(i)) == shape[i];
+  if (!ok) {
+    throw Error(ErrorKind::Model, framelift::str(source_, ": tensor ", key, " has shape ", t.sizes(),
+                                                 ", expected ", shape_text(shape)));
+  }
+  if (!t.is_floating_point())
+    throw Error(ErrorKind::Model, framelift::str(source_, ": tensor ", key, " is not floating point (", t.scalar_type(), ")"));
+  used_.insert(key);
+  return t.to(at::kFloat).contiguous();
+}
+
+void WeightReader::expect_all_used() const {
+  for (const auto& [key, value] : dict_) {
+    if (!used_.count(key))
+      throw Error(ErrorKind::Model, str(source_, ": unexpected tensor ", key, " for this architecture"));
+  }
+}
+
+at::Tensor Conv2d::operator()(const at::Tensor& x) const {
+  return at::conv2d(x, weight, bias, {stride, stride}, {padding, padding});
+}
+
+at::Tensor ConvTranspose2d::operator()(const at::Tensor& x) const {
+  return at::conv_transpose2d(x, weight, bias, {stride, stride}, {padding, padding});
+}
+
+Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k, int64_t stride,
+                 int64_t padding, bool bias) {
+  Conv2d c;
+  c.weight = r.tensor(prefix + ".weight", {out, in, k, k});
+  if (bias) c.bias = r.tensor(prefix + ".bias", {out});
+  c.stride = stride;
+  c.padding = padding < 0 ? (k - 1) / 2 : padding;
+  return c;
+}
+
+ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
+                            int64_t stride, int64_t padding) {
+  ConvTranspose2d c;
+  c.weight = r.tensor(prefix + ".weight", {in, out, k, k});
+  c.bias = r.tensor(prefix + ".bias", {out});
+  c.stride = stride;
+  c.padding = padding;
+  return c;
+}
+
+at::Tensor upsample_nearest(const at::Tensor& x, int64_t factor) {
+  return at::upsample_nearest2d(x, {x.size(2) * factor, x.size(3) * factor}, c10::nullopt, c10::nullopt);
+}
+
+void visit(Conv2d& conv, const TensorVisitor& f) {
+  f(conv.weight);
+  if (conv.bias.defined()) f(conv.bias);
+}
+
+void visit(ConvTranspose2d& conv, const TensorVisitor& f) {
+  f(conv.weight);
+  if (conv.bias.defined()) f(conv.bias);
+}
+
+at::Tensor NativeModel::forward(const at::Tensor& input) {
+  at::NoGradGuard no_grad;
+  if (input.dim() != 4 || input.size(1) != info_.in_channels) {
+    throw Error(ErrorKind::Model, framelift::str(source_, ": ", info_.arch, " expects [N, ", info_.in_channels,
+                                                 ", H, W], got ", input.sizes()));
+  }
+  const int64_t h = input.size(2), w = input.size(3), m = info_.size_multiple;
+  if (h % m || w % m)
+    throw Error(ErrorKind::Model, str(source_, ": input ", w, "x", h, " is not a multiple of ", m));
+  // Channels-last lets oneDNN (CPU) and cuDNN (tensor cores) skip layout reorders between convs.
+  at::Tensor x = input.to(device_, dtype_).contiguous(at::MemoryFormat::ChannelsLast);
+  try {
+    return run(x).to(input.scalar_type()).contiguous();
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw Error(ErrorKind::Model, str(source_, ": ", info_.arch, ": ", what.substr(0, what.find('\n'))));
+  }
+}
+
+void NativeModel::to(c10::Device device, c10::ScalarType dtype) {
+  visit_weights([&](at::Tensor& t) { t = t.to(device, dtype); });
+  device_ = device;
+  dtype_ = dtype;
+}
+
+}  // namespace framelift::models

@@ -1,0 +1,85 @@
+#pragma once
+// Shared pieces of the native (ATen) architectures: a weight reader that checks every shape, the
+// convolution layers they are built from, and an ImageModel base that handles grad mode, input
+// checks, device and precision, so each architecture file only describes its network.
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "models/image_model.h"
+#include "weights/state_dict.h"
+
+namespace framelift::models {
+
+// Hands out the tensors of a state dict as float32, each checked against the shape the network
+// expects. Problems are Error(Model) "<source>: tensor <key> ...", so a truncated or mislabelled
+// file fails at load with the key at fault, not later inside a convolution.
+class WeightReader {
+ public:
+  WeightReader(const weights::StateDict& dict, std::string source);
+
+  bool has(const std::string& key) const { return dict_.count(key) != 0; }
+  // shape entries of -1 accept any size on that axis.
+  at::Tensor tensor(const std::string& key, const std::vector<int64_t>& shape);
+  // Throws when the dict holds tensors the network did not read: the detection was wrong, or the
+  // file is a variant we would silently run without some of its weights.
+  void expect_all_used() const;
+  const std::string& source() const { return source_; }
+
+ private:
+  const weights::StateDict& dict_;
+  std::string source_;
+  std::set<std::string> used_;
+};
+
+struct Conv2d {
+  at::Tensor weight, bias;  // [out, in, k, k], [out] (bias may be undefined)
+  int64_t stride = 1, padding = 0;
+  at::Tensor operator()(const at::Tensor& x) const;
+};
+
+struct ConvTranspose2d {
+  at::Tensor weight, bias;  // [in, out, k, k], [out]
+  int64_t stride = 1, padding = 0;
+  at::Tensor operator()(const at::Tensor& x) const;
+};
+
+// "<prefix>.weight" [out, in, k, k] and "<prefix>.bias" [out]; padding defaults to "same".
+Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
+                 int64_t stride = 1, int64_t padding = -1, bool bias = true);
+ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
+                            int64_t stride, int64_t padding);
+
+// Nearest-neighbour upscaling by an integer factor (F.interpolate(mode="nearest")).
+at::Tensor upsample_nearest(const at::Tensor& x, int64_t factor);
+
+using TensorVisitor = std::function<void(at::Tensor&)>;
+void visit(Conv2d& conv, const TensorVisitor& f);
+void visit(ConvTranspose2d& conv, const TensorVisitor& f);
+
+class NativeModel : public ImageModel {
+ public:
+  const ModelInfo& info() const override { return info_; }
+  // Checks the input ([N, in_channels, H, W], H and W multiples of size_multiple), runs the network
+  // without autograd in the model's device and precision, returns the input's dtype.
+  at::Tensor forward(const at::Tensor& input) final;
+  void to(c10::Device device, c10::ScalarType dtype) final;
+
+ protected:
+  NativeModel(ModelInfo info, std::string source) : info_(std::move(info)), source_(std::move(source)) {}
+  virtual at::Tensor run(const at::Tensor& x) = 0;
+  // Every weight tensor the network holds, so that to() can convert them in place.
+  virtual void visit_weights(const TensorVisitor& f) = 0;
+
+  ModelInfo info_;
+  std::string source_;
+
+ private:
+  c10::Device device_ = c10::kCPU;
+  c10::ScalarType dtype_ = at::kFloat;
+};
+
+}  // namespace framelift::models
