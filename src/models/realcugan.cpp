@@ -145,8 +145,8 @@ class RealCugan : public NativeModel {
     const int64_t ph = (h0 + g.multiple - 1) / g.multiple * g.multiple;
     const int64_t pw = (w0 + g.multiple - 1) / g.multiple * g.multiple;
     if (g.pad + ph - h0 >= h0 || g.pad + pw - w0 >= w0) {
-      throw Error(ErrorKind::Model, str(source_, ": Real-CUGAN needs inputs of at least ", g.pad + g.multiple, "x",
-                                        g.pad + g.multiple, " pixels, got ", w0, "x", h0));
+      throw Error(ErrorKind::Model, str(source_, ": input ", w0, "x", h0, " is too small for Real-CUGAN's ", g.pad,
+                                        "-pixel reflect padding (use at least ", g.pad + g.multiple, "x", g.pad + g.multiple, ")"));
     }
     at::Tensor x = pro_ ? input * 0.7 + 0.15 : input;
     at::Tensor base = x;

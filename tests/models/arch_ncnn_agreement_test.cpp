@@ -94,3 +94,25 @@ TEST(ArchNcnnAgreement, X4PlusIsDetectedWith23Blocks) {
   EXPECT_NE(j.find("\"nb\":\"23\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"gc\":\"32\""), std::string::npos) << j;
 }
+
+TEST(ArchNcnnAgreement, RealCuganProVariantAndSmallInput) {
+  const fs::path dir = realcugan_dir();
+  if (!fs::exists(dir / "up2x-no-denoise.param")) GTEST_SKIP() << "waifu2x package missing";
+  const fw::NcnnGraph graph = fw::parse_ncnn_param(dir / "up2x-no-denoise.param");
+  fw::StateDict weights = fm::ncnn_to_native_state_dict(graph, fw::ncnn_to_state_dict(graph, dir / "up2x-no-denoise.bin"));
+  auto se = fm::build_model(weights, "se.pth");
+  try {
+    se->forward(at::rand({1, 3, 12, 30}));
+    FAIL() << "expected an error for a 30x12 input";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "se.pth: input 30x12 is too small for Real-CUGAN's 18-pixel reflect padding (use at least 20x20)");
+  }
+  // Pro weights are marked by a "pro" tensor and see inputs mapped to 0.15..0.85.
+  weights["pro"] = at::zeros({1});
+  auto d = fm::detect(weights);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->params.at(0), (std::pair<std::string, std::string>{"variant", "pro"}));
+  at::Tensor x = at::rand({1, 3, 24, 26});
+  at::Tensor expected = (se->forward(x * 0.7 + 0.15) - 0.15) / 0.7;
+  EXPECT_TRUE(at::allclose(fm::build_model(weights)->forward(x), expected, 1e-4, 1e-5));
+}
