@@ -40,6 +40,7 @@ void add_run_command(CLI::App& app, Command& selected) {
       ->capture_default_str();
   cmd->add_option("--queue-depth", o.queue_depth, "Frames buffered between decode, stages and encode")
       ->capture_default_str();
+  cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
   cmd->footer(
       "Examples:\n"

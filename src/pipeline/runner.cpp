@@ -211,17 +211,23 @@ RunReport run_pipeline(const RunOptions& o) {
 
   ProgressCounters counters;
   counters.total_out = expected_frames(vst);
+  if (o.max_frames > 0 && (counters.total_out == 0 || counters.total_out > o.max_frames)) counters.total_out = o.max_frames;
   ProgressReporter progress(o.progress, counters);
 
   BoundedQueue<media::FramePtr> decoded(o.queue_depth), to_encode(o.queue_depth);
   FailureLatch latch;
   TimestampGuard timestamps(vst->time_base, rate);
+  bool limited = false;  // stopped at max_frames
 
   std::thread demux_thread([&] {
     try {
       bool stopped = false;
       auto sink = [&](media::FramePtr f) {
         if (stopped) return;
+        if (o.max_frames > 0 && counters.frames_in >= o.max_frames) {
+          stopped = limited = true;  // a sample: stop reading, keep what was decoded
+          return;
+        }
         f->pts = timestamps.fix(f->pts);
         ++counters.frames_in;
         stopped = !decoded.push(std::move(f));
@@ -238,7 +244,7 @@ RunReport run_pipeline(const RunOptions& o) {
             mux.write(pkt.get(), demux.format()->streams[pkt->stream_index]->time_base, it->second);
           }
         }
-        if (!stopped) decoder.decode(nullptr, sink);
+        if (!stopped || limited) decoder.decode(nullptr, sink);
       }
       decoded.close();
     } catch (...) {
@@ -296,7 +302,7 @@ RunReport run_pipeline(const RunOptions& o) {
   demux_thread.join();
   process_thread.join();
   latch.rethrow();
-  check_complete(o.input, demux, timestamps.last(), rate);
+  if (!limited) check_complete(o.input, demux, timestamps.last(), rate);
   mux.finish();
   progress.finish();
 

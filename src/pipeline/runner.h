@@ -26,6 +26,7 @@ struct RunOptions {
   ProgressMode progress = ProgressMode::Auto;
   size_t queue_depth = 8;            // frames buffered between threads
   std::string container;             // force a container format ("" = from the extension)
+  int64_t max_frames = 0;            // stop after this many input frames (0: all); for samples
 };
 
 struct RunReport {

