@@ -25,12 +25,14 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  framelift probe -i clip.mkv\n"
       "  framelift run -i clip.mkv -o out.mkv --pipeline \"resize:scale=2\" -c libx265 --crf 20\n"
+      "  framelift upscale -i clip.mkv -o clip_x2.mkv -m realesr-animevideov3-x2\n"
       "  framelift stages\n"
       "Run `framelift COMMAND --help` for the options of a command.");
 
   cli::Command command;
   cli::add_probe_command(app, command);
   cli::add_run_command(app, command);
+  cli::add_upscale_command(app, command);
   cli::add_stages_command(app, command);
 
   try {

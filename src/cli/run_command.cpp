@@ -1,4 +1,6 @@
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "pipeline/runner.h"
@@ -18,55 +20,95 @@ struct RunArgs {
   double crf = -1;
 };
 
-}  // namespace
+// Output files that are still images get the matching image encoder unless -c says otherwise.
+std::string image_codec_for(const std::filesystem::path& output) {
+  std::string ext = output.extension().string();
+  for (auto& c : ext) c = char(std::tolower(c));
+  if (ext == ".png") return "png";
+  if (ext == ".jpg" || ext == ".jpeg") return "mjpeg";
+  if (ext == ".webp") return "libwebp";
+  if (ext == ".tif" || ext == ".tiff") return "tiff";
+  return "";
+}
 
-void add_run_command(CLI::App& app, Command& selected) {
-  auto* cmd = app.add_subcommand("run", "Run a pipeline of stages over a video and encode the result");
-  auto a = std::make_shared<RunArgs>();
-  auto& o = a->options;
+// Options shared by `run` and `upscale`.
+void add_common_options(CLI::App* cmd, RunArgs& a) {
+  auto& o = a.options;
   cmd->add_option("-i,--input", o.input, "Input file or URL")->required();
   cmd->add_option("-o,--output", o.output, "Output file (the extension picks the container)")->required();
   cmd->add_flag("-y,--overwrite", o.overwrite, "Replace an existing output file");
-  cmd->add_option("--pipeline", o.pipeline, "Stages, comma-separated: NAME:KEY=VALUE:... (see `framelift stages`)");
   cmd->add_option("-c,--codec", o.encoder.codec, "Video encoder: libx264 (default), libx265, libsvtav1, ffv1, prores_ks, h264_nvenc, ...");
-  cmd->add_option("--crf", a->crf, "Constant quality for encoders that have it");
+  cmd->add_option("--crf", a.crf, "Constant quality for encoders that have it");
   cmd->add_option("--preset", o.encoder.preset, "Encoder preset");
   cmd->add_option("--pix-fmt", o.encoder.pix_fmt, "Output pixel format (default: the input's, so its bit depth is kept)");
-  cmd->add_option("-e,--encoder-option", a->encoder_options, "Encoder option KEY=VALUE (repeatable)");
-  cmd->add_option("--hwaccel", a->hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
-  cmd->add_option("--on-decode-error", a->on_decode_error, "skip: drop corrupt frames and report them; fail: stop")
+  cmd->add_option("-e,--encoder-option", a.encoder_options, "Encoder option KEY=VALUE (repeatable)");
+  cmd->add_option("--hwaccel", a.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
+  cmd->add_option("--on-decode-error", a.on_decode_error, "skip: drop corrupt frames and report them; fail: stop")
       ->capture_default_str();
-  cmd->add_option("--progress", a->progress, "auto (bar on a terminal), bar, json (lines on stdout), none")
+  cmd->add_option("--progress", a.progress, "auto (bar on a terminal), bar, json (lines on stdout), none")
       ->capture_default_str();
   cmd->add_option("--queue-depth", o.queue_depth, "Frames buffered between decode, stages and encode")
       ->capture_default_str();
   cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
+}
+
+int execute(RunArgs& a) {
+  auto& o = a.options;
+  if (a.crf >= 0) o.encoder.crf = a.crf;
+  for (const std::string& kv : a.encoder_options) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::Usage, str("-e expects KEY=VALUE, got '", kv, "'"));
+    o.encoder.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (o.encoder.codec.empty()) o.encoder.codec = image_codec_for(o.output);
+  o.decoder.hwaccel = a.hwaccel;
+  if (a.on_decode_error == "skip") o.decoder.on_error = media::DecodeErrorPolicy::Skip;
+  else if (a.on_decode_error == "fail") o.decoder.on_error = media::DecodeErrorPolicy::Fail;
+  else throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a.on_decode_error, "'"));
+  o.progress = pipeline::parse_progress_mode(a.progress);
+  if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
+  pipeline::RunReport report = pipeline::run_pipeline(o);
+  if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
+  log::info(report.summary());
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Command& selected) {
+  auto* cmd = app.add_subcommand("run", "Run a pipeline of stages over a video and encode the result");
+  auto a = std::make_shared<RunArgs>();
+  add_common_options(cmd, *a);
+  cmd->add_option("--pipeline", a->options.pipeline, "Stages, comma-separated: NAME:KEY=VALUE:... (see `framelift stages`)");
   cmd->footer(
       "Examples:\n"
       "  framelift run -i in.mkv -o out.mkv                                  # pass-through re-encode\n"
       "  framelift run -i in.mp4 -o out.mkv --pipeline \"resize:scale=2\" -c libx265 --crf 18\n"
+      "  framelift run -i in.mkv -o out.mkv --pipeline \"upscale:model=realesr-animevideov3-x2\"\n"
       "  framelift run -i in.mkv -o out.mkv -c ffv1 --progress json");
-  cmd->callback([a, &selected] {
-    selected = [a] {
-      auto& o = a->options;
-      if (a->crf >= 0) o.encoder.crf = a->crf;
-      for (const std::string& kv : a->encoder_options) {
-        size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-          throw Error(ErrorKind::Usage, str("-e expects KEY=VALUE, got '", kv, "'"));
-        o.encoder.options[kv.substr(0, eq)] = kv.substr(eq + 1);
-      }
-      o.decoder.hwaccel = a->hwaccel;
-      if (a->on_decode_error == "skip") o.decoder.on_error = media::DecodeErrorPolicy::Skip;
-      else if (a->on_decode_error == "fail") o.decoder.on_error = media::DecodeErrorPolicy::Fail;
-      else throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a->on_decode_error, "'"));
-      o.progress = pipeline::parse_progress_mode(a->progress);
-      if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
-      pipeline::RunReport report = pipeline::run_pipeline(o);
-      if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
-      log::info(report.summary());
-      return 0;
+  cmd->callback([a, &selected] { selected = [a] { return execute(*a); }; });
+}
+
+void add_upscale_command(CLI::App& app, Command& selected) {
+  auto* cmd = app.add_subcommand("upscale", "AI-upscale a video or a still image (png/jpg/webp) with a model");
+  auto a = std::make_shared<RunArgs>();
+  auto model = std::make_shared<std::string>("realesr-animevideov3-x2");
+  auto scale = std::make_shared<double>(0);
+  auto tile = std::make_shared<int>(0);
+  add_common_options(cmd, *a);
+  cmd->add_option("-m,--model", *model, "Model name or file (.param, .pth, .safetensors)")->capture_default_str();
+  cmd->add_option("-s,--scale", *scale, "Output scale; differs from the model's -> final lanczos resize (default: the model's)");
+  cmd->add_option("--tile", *tile, "Tile size in input pixels (0: automatic)")->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  framelift upscale -i clip.mkv -o clip_x2.mkv\n"
+      "  framelift upscale -i photo.png -o photo_x4.png -m realesrgan-x4plus\n"
+      "  framelift upscale -i clip.mp4 -o out.mkv -m 4x-model.pth -s 2 -c libx265 --crf 18");
+  cmd->callback([=, &selected] {
+    selected = [=] {
+      a->options.pipeline = str("upscale:model=", *model, ":tile=", *tile, *scale > 0 ? str(":scale=", *scale) : "");
+      return execute(*a);
     };
   });
 }

@@ -89,3 +89,36 @@ TEST(RunUpscale, CommunityPthCheckpointRunsNatively) {
 
 }  // namespace
 }  // namespace framelift::test
+
+namespace framelift::test {
+namespace {
+
+TEST(UpscaleCommand, StillImageInSameFormatOut) {
+  if (!std::filesystem::exists(npm_package("waifu2x") / "real-esrgan/models")) GTEST_SKIP() << "models not installed";
+  auto dir = temp_dir("still");
+  auto png = dir / "still.png", out = dir / "still_x2.png";
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi -vf "
+                        "\"select=eq(n\\,30),crop=120:90:200:100\" -frames:v 1 '" + png.string() + "'"),
+            0);
+  auto r = framelift("upscale -i " + shell_quote(png) + " -o " + shell_quote(out) + " -m realesr-animevideov3-x2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto p = ffprobe(out);
+  EXPECT_EQ(p["streams"][0]["codec_name"], "png");
+  EXPECT_EQ(p["streams"][0]["width"], 240);
+  EXPECT_EQ(p["streams"][0]["height"], 180);
+}
+
+TEST(UpscaleCommand, VideoWithScaleOption) {
+  if (!std::filesystem::exists(npm_package("waifu2x") / "real-esrgan/models")) GTEST_SKIP() << "models not installed";
+  auto out = temp_dir("upv") / "out.mkv";
+  auto r = framelift("upscale -i " + shell_quote(media("ffv1_10bit.mkv")) + " -o " + shell_quote(out) +
+                     " -m realesr-animevideov3-x2 -s 1.5 --frames 2 -c ffv1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto p = ffprobe(out);
+  EXPECT_EQ(p["streams"][0]["width"], 240);
+  EXPECT_EQ(p["streams"][0]["pix_fmt"], "yuv444p10le");  // bit depth kept through the model
+  EXPECT_EQ(count_frames(out), 2);
+}
+
+}  // namespace
+}  // namespace framelift::test
