@@ -11,5 +11,6 @@ void add_probe_command(CLI::App& app, Command& selected);
 void add_run_command(CLI::App& app, Command& selected);
 void add_upscale_command(CLI::App& app, Command& selected);
 void add_stages_command(CLI::App& app, Command& selected);
+void add_models_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

@@ -7,6 +7,12 @@
 
 #include "models/architecture_registry.h"
 #include "models/ncnn/ncnn_model.h"
+#include "models/ncnn_native_weights.h"
+#include "weights/load_weights.h"
+#include "weights/ncnn_bin.h"
+#include "weights/ncnn_param.h"
+
+#include <nlohmann/json.hpp>
 #include "util/error.h"
 #include "util/str.h"
 
@@ -40,6 +46,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
+
+// A name or a path, resolved to an existing file; throws like open_model for unknown names.
+fs::path resolve(const std::string& name_or_path);
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
   std::string ext = file.extension().string();
@@ -91,13 +100,44 @@ std::vector<std::string> available_model_names() {
   return {names.begin(), names.end()};
 }
 
-std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
+std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) { return open_file(resolve(name_or_path)); }
+
+std::string describe_model_file(const std::string& name_or_path) {
+  fs::path file = resolve(name_or_path);
+  nlohmann::ordered_json j = {{"model", name_or_path}, {"file", file.string()}};
+  std::string ext = file.extension().string();
+  if (ext == ".param" || ext == ".bin") {
+    fs::path param = fs::path(file).replace_extension(".param"), bin = fs::path(file).replace_extension(".bin");
+    weights::NcnnGraph graph = weights::parse_ncnn_param(param);
+    weights::StateDict ncnn = weights::ncnn_to_state_dict(graph, bin);
+    auto model = ncnn::NcnnModel::load(param, bin);
+    j["format"] = "ncnn";
+    j["layers"] = graph.layers.size();
+    j["graph"] = {{"scale", model->geometry().scale},
+                  {"size_multiple", model->geometry().size_multiple},
+                  {"border_out", model->geometry().border_out}};
+    // The same weights as a native architecture, when the graph is one framelift knows.
+    try {
+      j["native"] = nlohmann::ordered_json::parse(describe_model(ncnn_to_native_state_dict(graph, ncnn), file.string()));
+    } catch (const Error&) {
+      j["native"] = nullptr;
+    }
+  } else {
+    j["format"] = ext.substr(1);
+    j["native"] = nlohmann::ordered_json::parse(describe_model(weights::load_weights(file), file.string()));
+  }
+  return j.dump(2);
+}
+
+namespace {
+
+fs::path resolve(const std::string& name_or_path) {
   std::error_code ec;
-  if (fs::is_regular_file(name_or_path, ec)) return open_file(name_or_path);
+  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
   std::string name = name_or_path;
   if (auto it = aliases().find(name); it != aliases().end()) name = it->second;
   for (const fs::path& dir : model_search_path())
-    if (fs::exists(dir / (name + ".param"), ec)) return open_file(dir / (name + ".param"));
+    if (fs::exists(dir / (name + ".param"), ec)) return dir / (name + ".param");
 
   std::vector<std::string> known = available_model_names();
   std::sort(known.begin(), known.end(), [&](const std::string& a, const std::string& b) {
@@ -109,5 +149,7 @@ std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
                                     closest.empty() ? std::string(" (no models installed: run scripts/setup.sh)")
                                                     : str(" (closest: ", closest, ")")));
 }
+
+}  // namespace
 
 }  // namespace framelift::models

@@ -22,4 +22,9 @@ std::vector<std::string> available_model_names();
 // Throws Error(Model) naming the model and, for an unknown name, the closest known names.
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path);
 
+// What `framelift models info` prints, as JSON: the file(s), format, and the detected
+// architecture with scale, channels, parameter count and hyper-parameters (for ncnn files, also
+// the graph's measured geometry).
+std::string describe_model_file(const std::string& name_or_path);
+
 }  // namespace framelift::models
