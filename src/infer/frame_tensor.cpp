@@ -16,17 +16,6 @@ namespace {
 
 constexpr int kSwsFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP;
 
-bool is_full_range(AVPixelFormat fmt, AVColorRange range) {
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
-  if (d && (d->flags & AV_PIX_FMT_FLAG_RGB)) return true;
-  switch (fmt) {
-    case AV_PIX_FMT_YUVJ420P: case AV_PIX_FMT_YUVJ422P: case AV_PIX_FMT_YUVJ444P: case AV_PIX_FMT_YUVJ440P:
-      return true;
-    default:
-      return range == AVCOL_RANGE_JPEG;
-  }
-}
-
 // GBRPF32 stores planes G, B, R; a [3, H, W] RGB tensor stores R, G, B.
 void planes_of(const at::Tensor& rgb, uint8_t* planes[4], int linesize[4]) {
   const int64_t h = rgb.size(1), w = rgb.size(2);
@@ -57,7 +46,7 @@ at::Tensor FrameToTensor::convert(const AVFrame* f) {
     sws_ = make_sws(f->width, f->height, fmt, AV_PIX_FMT_GBRPF32);
     media::VideoFormat vf = media::VideoFormat::of_frame(f, {1, 1}, {0, 1});
     const int* coeffs = sws_getCoefficients(media::effective_matrix(vf));
-    sws_setColorspaceDetails(sws_.get(), coeffs, is_full_range(fmt, f->color_range) ? 1 : 0, coeffs, 1, 0,
+    sws_setColorspaceDetails(sws_.get(), coeffs, media::is_full_range(fmt, f->color_range) ? 1 : 0, coeffs, 1, 0,
                              1 << 16, 1 << 16);
     width_ = f->width;
     height_ = f->height;
@@ -76,7 +65,7 @@ at::Tensor FrameToTensor::convert(const AVFrame* f) {
 TensorToFrame::TensorToFrame(const media::VideoFormat& format) : format_(format) {
   sws_ = make_sws(format.width, format.height, AV_PIX_FMT_GBRPF32, format.pix_fmt);
   const int* coeffs = sws_getCoefficients(media::effective_matrix(format));
-  sws_setColorspaceDetails(sws_.get(), coeffs, 1, coeffs, is_full_range(format.pix_fmt, format.range) ? 1 : 0,
+  sws_setColorspaceDetails(sws_.get(), coeffs, 1, coeffs, media::is_full_range(format.pix_fmt, format.range) ? 1 : 0,
                            0, 1 << 16, 1 << 16);
 }
 

@@ -20,8 +20,8 @@ FramePtr FrameConverter::convert(FramePtr frame) {
                                         " to ", av_get_pix_fmt_name(target_)));
     VideoFormat vf = VideoFormat::of_frame(frame.get(), {1, 1}, {0, 1});
     const int* coeffs = sws_getCoefficients(effective_matrix(vf));
-    int full = frame->color_range == AVCOL_RANGE_JPEG;
-    sws_setColorspaceDetails(sws_.get(), coeffs, full, coeffs, full, 0, 1 << 16, 1 << 16);
+    sws_setColorspaceDetails(sws_.get(), coeffs, is_full_range(AVPixelFormat(frame->format), frame->color_range),
+                             coeffs, is_full_range(target_, frame->color_range), 0, 1 << 16, 1 << 16);
     width_ = frame->width;
     height_ = frame->height;
     format_ = frame->format;

@@ -34,4 +34,15 @@ AVColorSpace effective_matrix(const VideoFormat& format) {
   return format.height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
 }
 
+bool is_full_range(AVPixelFormat fmt, AVColorRange range) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+  if (d && (d->flags & AV_PIX_FMT_FLAG_RGB)) return true;
+  switch (fmt) {
+    case AV_PIX_FMT_YUVJ420P: case AV_PIX_FMT_YUVJ422P: case AV_PIX_FMT_YUVJ444P: case AV_PIX_FMT_YUVJ440P:
+      return true;
+    default:
+      return range == AVCOL_RANGE_JPEG;
+  }
+}
+
 }  // namespace framelift::media

@@ -31,4 +31,8 @@ struct VideoFormat {
 // upscale from SD to HD does not change the colors a player shows.
 AVColorSpace effective_matrix(const VideoFormat& format);
 
+// Whether samples use the full range (RGB, the yuvj* formats, or a JPEG range tag) rather than
+// the limited "TV" range; swscale needs this for every YUV<->RGB conversion.
+bool is_full_range(AVPixelFormat format, AVColorRange range);
+
 }  // namespace framelift::media
