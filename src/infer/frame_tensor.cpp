@@ -8,6 +8,7 @@ extern "C" {
 }
 
 #include "media/av_error.h"
+#include "media/color_sws.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -29,25 +30,15 @@ void planes_of(const at::Tensor& rgb, uint8_t* planes[4], int linesize[4]) {
   linesize[3] = 0;
 }
 
-media::SwsPtr make_sws(int w, int h, AVPixelFormat src, AVPixelFormat dst) {
-  media::SwsPtr sws(sws_getContext(w, h, src, w, h, dst, kSwsFlags, nullptr, nullptr, nullptr));
-  if (!sws)
-    throw Error(ErrorKind::Input, str("cannot convert ", av_get_pix_fmt_name(src), " to ",
-                                      av_get_pix_fmt_name(dst), " at ", w, "x", h));
-  return sws;
-}
-
 }  // namespace
 
 at::Tensor FrameToTensor::convert(const AVFrame* f) {
   auto fmt = AVPixelFormat(f->format);
   if (!sws_ || f->width != width_ || f->height != height_ || f->format != format_ ||
       f->colorspace != matrix_ || f->color_range != range_) {
-    sws_ = make_sws(f->width, f->height, fmt, AV_PIX_FMT_GBRPF32);
     media::VideoFormat vf = media::VideoFormat::of_frame(f, {1, 1}, {0, 1});
-    const int* coeffs = sws_getCoefficients(media::effective_matrix(vf));
-    sws_setColorspaceDetails(sws_.get(), coeffs, media::is_full_range(fmt, f->color_range) ? 1 : 0, coeffs, 1, 0,
-                             1 << 16, 1 << 16);
+    sws_ = media::make_color_sws(f->width, f->height, fmt, AV_PIX_FMT_GBRPF32, media::effective_matrix(vf),
+                                 media::is_full_range(fmt, f->color_range), true, kSwsFlags, ErrorKind::Input);
     width_ = f->width;
     height_ = f->height;
     format_ = f->format;
@@ -63,10 +54,9 @@ at::Tensor FrameToTensor::convert(const AVFrame* f) {
 }
 
 TensorToFrame::TensorToFrame(const media::VideoFormat& format) : format_(format) {
-  sws_ = make_sws(format.width, format.height, AV_PIX_FMT_GBRPF32, format.pix_fmt);
-  const int* coeffs = sws_getCoefficients(media::effective_matrix(format));
-  sws_setColorspaceDetails(sws_.get(), coeffs, 1, coeffs, media::is_full_range(format.pix_fmt, format.range) ? 1 : 0,
-                           0, 1 << 16, 1 << 16);
+  sws_ = media::make_color_sws(format.width, format.height, AV_PIX_FMT_GBRPF32, format.pix_fmt,
+                               media::effective_matrix(format), true,
+                               media::is_full_range(format.pix_fmt, format.range), kSwsFlags, ErrorKind::Input);
 }
 
 media::FramePtr TensorToFrame::convert(const at::Tensor& image) {

@@ -5,6 +5,7 @@ extern "C" {
 }
 
 #include "media/av_error.h"
+#include "media/color_sws.h"
 #include "util/str.h"
 
 namespace framelift::media {
@@ -12,16 +13,11 @@ namespace framelift::media {
 FramePtr FrameConverter::convert(FramePtr frame) {
   if (frame->format == target_) return frame;
   if (!sws_ || frame->width != width_ || frame->height != height_ || frame->format != format_) {
-    sws_.reset(sws_getContext(frame->width, frame->height, AVPixelFormat(frame->format), frame->width,
-                              frame->height, target_, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
-                              nullptr, nullptr, nullptr));
-    if (!sws_)
-      throw Error(ErrorKind::Usage, str("cannot convert ", av_get_pix_fmt_name(AVPixelFormat(frame->format)),
-                                        " to ", av_get_pix_fmt_name(target_)));
     VideoFormat vf = VideoFormat::of_frame(frame.get(), {1, 1}, {0, 1});
-    const int* coeffs = sws_getCoefficients(effective_matrix(vf));
-    sws_setColorspaceDetails(sws_.get(), coeffs, is_full_range(AVPixelFormat(frame->format), frame->color_range),
-                             coeffs, is_full_range(target_, frame->color_range), 0, 1 << 16, 1 << 16);
+    sws_ = make_color_sws(frame->width, frame->height, AVPixelFormat(frame->format), target_, effective_matrix(vf),
+                          is_full_range(AVPixelFormat(frame->format), frame->color_range),
+                          is_full_range(target_, frame->color_range),
+                          SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, ErrorKind::Usage);
     width_ = frame->width;
     height_ = frame->height;
     format_ = frame->format;
