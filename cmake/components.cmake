@@ -23,13 +23,22 @@ function(framelift_component name)
   endif()
 endfunction()
 
-# framelift_test(NAME LIBS...): one gtest binary per tests/NAME folder, each TEST a CTest case.
+# framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each TEST a
+# CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
+# the path helpers, so it builds in seconds and its tests run without the media fixture.
 function(framelift_test name)
+  cmake_parse_arguments(ARG "NO_TORCH" "" "" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
   if(NOT sources)
     return()
   endif()
   add_executable(test_${name} ${sources})
+  if(ARG_NO_TORCH)
+    target_compile_options(test_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+    target_link_libraries(test_${name} PRIVATE ${ARG_UNPARSED_ARGUMENTS} test_paths GTest::gtest GTest::gtest_main)
+    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name})
+    return()
+  endif()
   framelift_torch_flags(test_${name})
   target_precompile_headers(test_${name} REUSE_FROM fl_torch_pch)
   target_link_libraries(test_${name} PRIVATE ${ARGN} test_support GTest::gtest GTest::gtest_main)
