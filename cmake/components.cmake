@@ -4,6 +4,11 @@ function(framelift_torch_flags target)
   target_include_directories(${target} PUBLIC ${TORCH_INCLUDE_DIRS})
   target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  # PyTorch's CUDA libtorch sets TORCH_CUDA_LIBRARIES; Debian's CPU build does not. The few calls
+  # that need CUDA headers are compiled only then; everything else checks for CUDA at run time.
+  if(TORCH_CUDA_LIBRARIES)
+    target_compile_definitions(${target} PRIVATE FRAMELIFT_WITH_CUDA=1)
+  endif()
 endfunction()
 
 # framelift_component(NAME [TORCH]): a static library fl_NAME from src/NAME/*.cpp.

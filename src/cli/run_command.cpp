@@ -1,6 +1,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "cli/commands.h"
 #include "pipeline/runner.h"
@@ -18,6 +19,9 @@ struct RunArgs {
   std::string on_decode_error = "skip";
   std::string progress = "auto";
   double crf = -1;
+  // Inference settings, passed to every stage as defaults (RunOptions::stage_defaults).
+  std::string device = "auto", precision, max_memory;
+  int threads = 0, tile = 0, tile_overlap = -1, batch = 1;
 };
 
 // Output files that are still images get the matching image encoder unless -c says otherwise.
@@ -51,6 +55,24 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
       ->capture_default_str();
   cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
+  auto* g = "Inference (defaults for every AI stage)";
+  cmd->add_option("--device", a.device, "auto (CUDA when present), cpu, cuda, cuda:N")->capture_default_str()->group(g);
+  cmd->add_option("--precision", a.precision, "fp32, fp16 or bf16 (default: fp16 on CUDA, fp32 on CPU)")->group(g);
+  cmd->add_option("--threads", a.threads, "CPU threads (default: the CPUs this process may use)")->group(g);
+  cmd->add_option("--tile", a.tile, "Tile size in input pixels (0: from the memory available)")->capture_default_str()->group(g);
+  cmd->add_option("--tile-overlap", a.tile_overlap, "Context pixels around each tile (default: the model's)")->group(g);
+  cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
+  cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
+      ->group(g);
+}
+
+std::map<std::string, std::string> stage_defaults(const RunArgs& a) {
+  std::map<std::string, std::string> d{{"device", a.device}, {"tile", str(a.tile)}, {"batch", str(a.batch)}};
+  if (!a.precision.empty()) d["precision"] = a.precision;
+  if (a.threads > 0) d["threads"] = str(a.threads);
+  if (a.tile_overlap >= 0) d["tile_overlap"] = str(a.tile_overlap);
+  if (!a.max_memory.empty()) d["max_memory"] = a.max_memory;
+  return d;
 }
 
 int execute(RunArgs& a) {
@@ -68,6 +90,8 @@ int execute(RunArgs& a) {
   else throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a.on_decode_error, "'"));
   o.progress = pipeline::parse_progress_mode(a.progress);
   if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
+  if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
+  o.stage_defaults = stage_defaults(a);
   pipeline::RunReport report = pipeline::run_pipeline(o);
   if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
   log::info(report.summary());
@@ -95,19 +119,18 @@ void add_upscale_command(CLI::App& app, Command& selected) {
   auto a = std::make_shared<RunArgs>();
   auto model = std::make_shared<std::string>("realesr-animevideov3-x2");
   auto scale = std::make_shared<double>(0);
-  auto tile = std::make_shared<int>(0);
   add_common_options(cmd, *a);
   cmd->add_option("-m,--model", *model, "Model name or file (.param, .pth, .safetensors)")->capture_default_str();
   cmd->add_option("-s,--scale", *scale, "Output scale; differs from the model's -> final lanczos resize (default: the model's)");
-  cmd->add_option("--tile", *tile, "Tile size in input pixels (0: automatic)")->capture_default_str();
   cmd->footer(
       "Examples:\n"
       "  framelift upscale -i clip.mkv -o clip_x2.mkv\n"
       "  framelift upscale -i photo.png -o photo_x4.png -m realesrgan-x4plus\n"
-      "  framelift upscale -i clip.mp4 -o out.mkv -m 4x-model.pth -s 2 -c libx265 --crf 18");
+      "  framelift upscale -i clip.mp4 -o out.mkv -m 4x-model.pth -s 2 -c libx265 --crf 18\n"
+      "  framelift upscale -i big.mkv -o out.mkv -m realesrgan-x4plus --device cuda --precision fp16 --batch 4");
   cmd->callback([=, &selected] {
     selected = [=] {
-      a->options.pipeline = str("upscale:model=", *model, ":tile=", *tile, *scale > 0 ? str(":scale=", *scale) : "");
+      a->options.pipeline = str("upscale:model=", *model, *scale > 0 ? str(":scale=", *scale) : "");
       return execute(*a);
     };
   });

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "infer/device.h"
+#include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -12,15 +14,7 @@
 namespace framelift::infer {
 namespace {
 
-constexpr int kAutoTile = 512;
 constexpr int kMinTile = 64;
-
-bool is_out_of_memory(const std::exception& e) {
-  std::string what = e.what();
-  return what.find("out of memory") != std::string::npos || what.find("CUDA error: out of memory") != std::string::npos ||
-         what.find("DefaultCPUAllocator: can't allocate memory") != std::string::npos ||
-         what.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
-}
 
 // Pads one side pair of a 4-D tensor by (before, after) along dim 2 or 3.
 at::Tensor pad_edges(const at::Tensor& x, int64_t left, int64_t right, int64_t top, int64_t bottom) {
@@ -60,6 +54,14 @@ at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, i
 
 }  // namespace
 
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const OutOfMemory*>(&e)) return true;
+  std::string what = e.what();
+  return what.find("out of memory") != std::string::npos ||
+         what.find("DefaultCPUAllocator: can't allocate memory") != std::string::npos ||
+         what.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
+}
+
 at::Tensor pad_to_multiple(const at::Tensor& x, int multiple) {
   if (multiple <= 1) return x;
   const int64_t ph = (multiple - x.size(2) % multiple) % multiple;
@@ -67,24 +69,30 @@ at::Tensor pad_to_multiple(const at::Tensor& x, int multiple) {
   return pad_edges(x, 0, pw, 0, ph);
 }
 
-at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& image, TileOptions options) {
-  if (image.dim() != 3) throw Error(ErrorKind::Internal, "upscale_tiled expects a [3, H, W] frame");
-  at::Tensor x = image.unsqueeze(0);
+at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& images, TileOptions options, int* used_tile) {
+  if (images.dim() != 3 && images.dim() != 4)
+    throw Error(ErrorKind::Internal, "upscale_tiled expects [3, H, W] or [N, 3, H, W] frames");
+  const at::Tensor x = images.dim() == 3 ? images.unsqueeze(0) : images;
   const int overlap = options.overlap >= 0 ? options.overlap : model.info().tile_overlap;
-  int tile = options.tile;
-  const bool fits_whole = tile <= 0 ? std::max(x.size(2), x.size(3)) <= kAutoTile : std::max(x.size(2), x.size(3)) <= tile;
-  if (tile <= 0) tile = kAutoTile;
+  const int64_t side = std::max(x.size(2), x.size(3));
+  // A tile at least as large as the frame is the whole frame, without the tiling's overlap cost.
+  int tile = options.tile <= 0 || options.tile >= side ? 0 : options.tile;
   for (;;) {
     try {
-      at::Tensor y = fits_whole && tile >= std::max(x.size(2), x.size(3)) ? run_whole(model, x) : run_tiles(model, x, tile, overlap);
-      return y.squeeze(0);
+      at::Tensor y = tile == 0 ? run_whole(model, x) : run_tiles(model, x, tile, overlap);
+      if (used_tile) *used_tile = tile;
+      return images.dim() == 3 ? y.squeeze(0) : y;
     } catch (const std::exception& e) {
-      if (!is_out_of_memory(e) || tile / 2 < kMinTile) {
-        if (is_out_of_memory(e))
-          throw Error(ErrorKind::Resource, framelift::str("out of memory even with ", tile, " px tiles"));
-        throw;
+      if (!is_out_of_memory(e)) throw;
+      const int current = tile == 0 ? static_cast<int>(side) : tile;
+      if (current / 2 < kMinTile)
+      {
+        std::string why = e.what();
+        throw Error(ErrorKind::Resource,
+                    framelift::str("out of memory even with ", current, " px tiles (", why.substr(0, why.find('\n')), ")"));
       }
-      tile /= 2;
+      release_cached_device_memory();
+      tile = current / 2;
       log::warn("out of memory; retrying the frame with ", tile, " px tiles");
     }
   }

@@ -144,7 +144,7 @@ RunReport run_pipeline(const RunOptions& o) {
   AVStream* vst = demux.video_stream();
   const int vidx = demux.video_index();
   media::Decoder decoder(vst, o.decoder, o.input);
-  std::vector<std::unique_ptr<Stage>> stages = make_stages(o.pipeline);
+  std::vector<std::unique_ptr<Stage>> stages = make_stages(o.pipeline, o.stage_defaults);
 
   // Decode up to the first frame before anything is set up: the frame, not the container's
   // header, says what the video really is (pixel format, color, HDR side data).

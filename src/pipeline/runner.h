@@ -8,6 +8,7 @@
 // only when it is complete; the input is never written.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "media/decoder.h"
@@ -27,6 +28,9 @@ struct RunOptions {
   size_t queue_depth = 8;            // frames buffered between threads
   std::string container;             // force a container format ("" = from the extension)
   int64_t max_frames = 0;            // stop after this many input frames (0: all); for samples
+  // Options every stage reads unless its own text sets them: device, precision, threads, tile,
+  // tile_overlap, batch, max_memory (the CLI's --device, --precision, ... flags).
+  std::map<std::string, std::string> stage_defaults;
 };
 
 struct RunReport {

@@ -26,9 +26,13 @@ std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", spec.name, "' (stages: ", names, ")"));
 }
 
-std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text) {
+std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,
+                                                const std::map<std::string, std::string>& defaults) {
   std::vector<std::unique_ptr<Stage>> stages;
-  for (const StageSpec& spec : parse_pipeline(pipeline_text)) stages.push_back(make_stage(spec));
+  for (StageSpec& spec : parse_pipeline(pipeline_text)) {
+    spec.options.set_defaults(defaults);
+    stages.push_back(make_stage(spec));
+  }
   return stages;
 }
 

@@ -25,7 +25,9 @@ bool register_stage(StageInfo info);
 const std::vector<StageInfo>& registered_stages();
 // Throws Error(Usage) for an unknown stage, listing the known ones.
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);
-std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text);
+// `defaults` fill options a stage's text leaves out (see StageOptions::set_defaults).
+std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,
+                                                const std::map<std::string, std::string>& defaults = {});
 
 }  // namespace framelift::pipeline
 

@@ -34,18 +34,24 @@ void add_option(StageSpec& spec, const std::string& item, std::map<std::string, 
 
 }  // namespace
 
+const std::string* StageOptions::find(const std::string& key) const {
+  if (auto it = values_.find(key); it != values_.end()) return &it->second;
+  if (auto it = defaults_.find(key); it != defaults_.end()) return &it->second;
+  return nullptr;
+}
+
 std::string StageOptions::get(const std::string& key, const std::string& fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : it->second;
+  const std::string* v = find(key);
+  return v ? *v : fallback;
 }
 
 double StageOptions::get_double(const std::string& key, double fallback) const {
-  auto it = values_.find(key);
-  if (it == values_.end()) return fallback;
+  const std::string* text = find(key);
+  if (!text) return fallback;
   char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0')
-    throw Error(ErrorKind::Usage, str("stage ", stage_, ": option ", key, "=", it->second, " is not a number"));
+  double v = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0')
+    throw Error(ErrorKind::Usage, str("stage ", stage_, ": option ", key, "=", *text, " is not a number"));
   return v;
 }
 

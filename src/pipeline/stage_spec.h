@@ -15,7 +15,11 @@ class StageOptions {
   StageOptions(std::string stage, std::map<std::string, std::string> values)
       : stage_(std::move(stage)), values_(std::move(values)) {}
 
-  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  // Defaults for keys the stage text does not set: the CLI's --device, --tile, ... apply to every
+  // stage that reads them, and are not "unknown options" for stages that don't.
+  void set_defaults(std::map<std::string, std::string> defaults) { defaults_ = std::move(defaults); }
+
+  bool has(const std::string& key) const { return values_.count(key) > 0 || defaults_.count(key) > 0; }
   std::string get(const std::string& key, const std::string& fallback) const;
   double get_double(const std::string& key, double fallback) const;
   int get_int(const std::string& key, int fallback) const;
@@ -26,6 +30,9 @@ class StageOptions {
  private:
   std::string stage_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> defaults_;
+
+  const std::string* find(const std::string& key) const;
 };
 
 struct StageSpec {

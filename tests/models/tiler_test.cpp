@@ -3,35 +3,17 @@
 
 #include <ATen/ATen.h>
 
-#include <fstream>
-#include <iterator>
 
 #include "infer/tiler.h"
 #include "models/model_files.h"
+#include "models/arch_support.h"
 #include "support/test_paths.h"
 
 namespace framelift::infer {
 namespace {
 
-// A crop of a real frame (Megamind, from Debian's opencv-doc) as a [3, H, W] float tensor.
-at::Tensor real_frame(int w, int h) {
-  auto dir = test::temp_dir("tiler");
-  auto raw = dir / "frame.rgb";
-  std::string cmd = "ffmpeg -nostdin -v error -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi -vf "
-                    "\"select=eq(n\\,30),crop=" + std::to_string(w) + ":" + std::to_string(h) +
-                    ":200:100\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '" + raw.string() + "'";
-  EXPECT_EQ(test::run_command(cmd), 0) << cmd;
-  std::ifstream in(raw, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_EQ(bytes.size(), size_t(w * h * 3));
-  at::Tensor hwc = at::from_blob(bytes.data(), {h, w, 3}, at::kByte).clone();
-  return hwc.permute({2, 0, 1}).to(at::kFloat).div(255.0).contiguous();
-}
-
-double psnr(const at::Tensor& a, const at::Tensor& b) {
-  double mse = (a.clamp(0, 1) - b.clamp(0, 1)).pow(2).mean().item<double>();
-  return mse == 0 ? 200.0 : 10.0 * std::log10(1.0 / mse);
-}
+at::Tensor real_frame(int w, int h) { return test::real_frame(w, h)[0]; }
+using test::psnr;
 
 TEST(Tiler, TiledEqualsUntiledOnRealFootage) {
   if (models::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";

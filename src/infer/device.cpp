@@ -1,0 +1,174 @@
+#include "infer/device.h"
+
+#include <torch/cuda.h>
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <set>
+
+#if defined(FRAMELIFT_WITH_CUDA)
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <cuda_runtime_api.h>
+#endif
+
+#include "infer/memory_budget.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace framelift::infer {
+namespace {
+
+c10::ScalarType parse_precision(const std::string& text, bool cuda) {
+  if (text.empty()) return cuda ? c10::kHalf : c10::kFloat;
+  if (text == "fp32" || text == "float32") return c10::kFloat;
+  if (text == "fp16" || text == "float16" || text == "half") return c10::kHalf;
+  if (text == "bf16" || text == "bfloat16") return c10::kBFloat16;
+  throw Error(ErrorKind::Usage, str("--precision: expected fp32, fp16 or bf16, got '", text, "'"));
+}
+
+c10::Device parse_device(const std::string& text) {
+  const int64_t count = static_cast<int64_t>(torch::cuda::device_count());
+  if (text == "auto" || text.empty()) return count > 0 ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (text == "cpu") return c10::kCPU;
+  if (text.rfind("cuda", 0) != 0)
+    throw Error(ErrorKind::Usage, str("--device: expected cpu, cuda, cuda:N or auto, got '", text, "'"));
+  int64_t index = 0;
+  if (text.size() > 4) {
+    const std::string n = text.substr(text[4] == ':' ? 5 : 4);
+    if (text[4] != ':' || n.empty() || n.find_first_not_of("0123456789") != std::string::npos)
+      throw Error(ErrorKind::Usage, str("--device: expected cuda:N with a device number, got '", text, "'"));
+    index = std::stoll(n);
+  }
+  if (count == 0)
+    throw Error(ErrorKind::Resource, str("--device ", text, ": no CUDA device is available (this libtorch ",
+                                         torch::cuda::is_available() ? "sees no GPU" : "has no CUDA support or sees no GPU",
+                                         "); use --device cpu"));
+  if (index >= count)
+    throw Error(ErrorKind::Resource, str("--device ", text, ": only ", count, " CUDA device(s) present"));
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+}  // namespace
+
+std::string precision_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return "fp16";
+    case c10::kBFloat16: return "bf16";
+    case c10::kFloat: return "fp32";
+    default: return c10::toString(dtype);
+  }
+}
+
+std::string ExecutionTarget::describe() const { return framelift::str(device.str(), " ", precision_name(dtype)); }
+
+ExecutionTarget resolve_target(const std::string& device, const std::string& precision) {
+  ExecutionTarget t;
+  t.device = parse_device(device);
+  t.dtype = parse_precision(precision, t.device.is_cuda());
+  if (!t.device.is_cuda() && t.dtype == c10::kHalf)
+    throw Error(ErrorKind::Usage, "--precision fp16 needs a CUDA device (libtorch has no fp16 convolutions on CPU); use fp32 or bf16");
+  return t;
+}
+
+void prepare_device(const ExecutionTarget& target) {
+  static std::once_flag cuda_once;
+  if (!target.is_cuda()) return;
+  std::call_once(cuda_once, [] {
+    // Frames of one job all have the same size, so cuDNN's per-shape autotuning pays for itself
+    // after the first frame. TF32 matters only for fp32 runs, where it is what users expect.
+    at::globalContext().setBenchmarkCuDNN(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+    at::globalContext().setAllowTF32CuBLAS(true);
+  });
+}
+
+at::Tensor to_target(const at::Tensor& frame, const ExecutionTarget& target) {
+  if (!target.is_cuda()) return frame.to(target.device, target.dtype);
+  if (frame.is_cuda()) return frame.to(target.device, target.dtype, /*non_blocking=*/true);
+  // Pinned (page-locked) memory is what lets the copy run asynchronously with the host.
+  at::Tensor pinned = frame.is_pinned() ? frame : frame.pin_memory();
+  return pinned.to(target.device, target.dtype, /*non_blocking=*/true);
+}
+
+int64_t free_device_memory(const c10::Device& device) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (!device.is_cuda()) return 0;
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess) return 0;
+  cudaSetDevice(device.index() < 0 ? 0 : device.index());
+  size_t free_bytes = 0, total = 0;
+  cudaError_t rc = cudaMemGetInfo(&free_bytes, &total);
+  cudaSetDevice(previous);
+  return rc == cudaSuccess ? static_cast<int64_t>(free_bytes) : 0;
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
+#if defined(FRAMELIFT_WITH_CUDA)
+namespace {
+using c10::cuda::CUDACachingAllocator::StatType;
+const c10::cuda::CUDACachingAllocator::Stat& allocated(const c10::Device& device,
+                                                        c10::cuda::CUDACachingAllocator::DeviceStats& stats) {
+  stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+  return stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)];
+}
+}  // namespace
+#endif
+
+int64_t device_memory_in_use(const c10::Device& device) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::DeviceStats stats;
+    return allocated(device, stats).current;
+  }
+#endif
+  return device.is_cpu() ? cpu_memory_in_use() : 0;
+}
+
+int64_t device_memory_peak(const c10::Device& device) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::DeviceStats stats;
+    return allocated(device, stats).peak;
+  }
+#endif
+  return device.is_cpu() ? cpu_memory_peak() : 0;
+}
+
+void reset_device_memory_peak(const c10::Device& device) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+    return;
+  }
+#endif
+  if (device.is_cpu()) reset_cpu_memory_peak();
+}
+
+void limit_device_memory(const ExecutionTarget& target, int64_t bytes) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (!target.is_cuda() || bytes <= 0) return;
+  const int index = target.device.index() < 0 ? 0 : target.device.index();
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || total == 0) return;
+  c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, double(bytes) / double(total)), index);
+#else
+  (void)target;
+  (void)bytes;
+#endif
+}
+
+void release_cached_device_memory() {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (torch::cuda::is_available()) c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
+}  // namespace framelift::infer

@@ -1,0 +1,56 @@
+#pragma once
+// Where and in what precision a model runs: `--device cpu|cuda|cuda:N|auto` and
+// `--precision fp32|fp16|bf16`.
+//
+// The same source builds against Debian's CPU-only libtorch 1.13 and PyTorch's CUDA libtorch 2.x.
+// Everything CUDA-specific is decided at run time (torch::cuda::is_available()); the few calls that
+// need CUDA headers (streams, free memory) sit behind FRAMELIFT_WITH_CUDA, which CMake defines
+// only when libtorch was built with CUDA.
+#include <cstdint>
+#include <string>
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+namespace framelift::infer {
+
+struct ExecutionTarget {
+  c10::Device device = c10::kCPU;
+  c10::ScalarType dtype = c10::kFloat;
+  bool is_cuda() const { return device.is_cuda(); }
+  std::string describe() const;  // "cpu fp32", "cuda:0 fp16 (NVIDIA H100 80GB HBM3)"
+};
+
+// device: "auto" (CUDA when present, else CPU), "cpu", "cuda", "cuda:N".
+// precision: "" (fp16 on CUDA, fp32 on CPU), "fp32", "fp16", "bf16".
+// Throws Error(Usage) for malformed values, Error(Resource) for a CUDA device that is not there,
+// and for fp16 on CPU (libtorch has no fp16 convolutions on CPU).
+ExecutionTarget resolve_target(const std::string& device, const std::string& precision);
+
+// Process-wide settings for a target, once per device: cuDNN autotuning and TF32 on CUDA.
+void prepare_device(const ExecutionTarget& target);
+
+// A CPU frame on its way to the target: on CUDA it goes through pinned memory with an
+// asynchronous copy, so the upload overlaps the host's work.
+at::Tensor to_target(const at::Tensor& frame, const ExecutionTarget& target);
+
+// Free bytes on a CUDA device (0 when unknown or not CUDA).
+int64_t free_device_memory(const c10::Device& device);
+
+// Bytes held by tensors on `device` now / at peak since the last reset: the CUDA caching
+// allocator's statistics on CUDA, the host tracker (infer/memory_budget.h) on CPU.
+int64_t device_memory_in_use(const c10::Device& device);
+int64_t device_memory_peak(const c10::Device& device);
+void reset_device_memory_peak(const c10::Device& device);
+
+// --max-memory on CUDA: caps the caching allocator of the target's device at `bytes`, so that an
+// allocation beyond it fails as an OOM (which the tiler answers). No-op on CPU (see memory_budget.h).
+void limit_device_memory(const ExecutionTarget& target, int64_t bytes);
+
+// Returns cached, unused CUDA blocks to the driver (after an OOM, before a retry); no-op on CPU.
+void release_cached_device_memory();
+
+std::string precision_name(c10::ScalarType dtype);
+
+}  // namespace framelift::infer

@@ -1,0 +1,75 @@
+// --device / --precision parsing and the runtime CUDA checks. On this CPU-only machine "cuda"
+// must fail with a clear Resource error; where a GPU is present the CUDA cases are checked instead.
+#include <gtest/gtest.h>
+
+#include <torch/cuda.h>
+
+#include "infer/device.h"
+#include "util/error.h"
+
+namespace framelift::infer {
+namespace {
+
+ErrorKind kind_of(const std::string& device, const std::string& precision, std::string* message = nullptr) {
+  try {
+    resolve_target(device, precision);
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  return ErrorKind::Internal;  // "did not throw"
+}
+
+TEST(Device, CpuDefaultsToFp32AndAcceptsBf16) {
+  ExecutionTarget t = resolve_target("cpu", "");
+  EXPECT_TRUE(t.device.is_cpu());
+  EXPECT_EQ(t.dtype, c10::kFloat);
+  EXPECT_EQ(t.describe(), "cpu fp32");
+  EXPECT_EQ(resolve_target("cpu", "bf16").dtype, c10::kBFloat16);
+  EXPECT_EQ(resolve_target("cpu", "fp32").dtype, c10::kFloat);
+}
+
+TEST(Device, Fp16OnCpuIsRefusedWithAReason) {
+  std::string message;
+  EXPECT_EQ(kind_of("cpu", "fp16", &message), ErrorKind::Usage);
+  EXPECT_NE(message.find("fp16 needs a CUDA device"), std::string::npos) << message;
+}
+
+TEST(Device, MalformedValuesAreUsageErrors) {
+  EXPECT_EQ(kind_of("gpu", ""), ErrorKind::Usage);
+  EXPECT_EQ(kind_of("cuda:x", ""), ErrorKind::Usage);
+  EXPECT_EQ(kind_of("cuda:", ""), ErrorKind::Usage);
+  EXPECT_EQ(kind_of("cudaa", ""), ErrorKind::Usage);
+  EXPECT_EQ(kind_of("cpu", "fp64"), ErrorKind::Usage);
+}
+
+TEST(Device, AutoPicksCudaOnlyWhenPresent) {
+  ExecutionTarget t = resolve_target("auto", "");
+  if (torch::cuda::device_count() > 0) {
+    EXPECT_TRUE(t.is_cuda());
+    EXPECT_EQ(t.dtype, c10::kHalf);  // fp16 by default on CUDA
+  } else {
+    EXPECT_TRUE(t.device.is_cpu());
+    EXPECT_EQ(t.dtype, c10::kFloat);
+  }
+}
+
+TEST(Device, MissingCudaDeviceIsAResourceError) {
+  const int64_t count = static_cast<int64_t>(torch::cuda::device_count());
+  std::string message;
+  if (count == 0) {
+    EXPECT_EQ(kind_of("cuda", "", &message), ErrorKind::Resource);
+    EXPECT_NE(message.find("no CUDA device"), std::string::npos) << message;
+  }
+  EXPECT_EQ(kind_of("cuda:" + std::to_string(count), "", &message), ErrorKind::Resource);
+}
+
+TEST(Device, CpuTargetCopiesAndConvertsFrames) {
+  at::Tensor frame = at::rand({3, 8, 8});
+  at::Tensor y = to_target(frame, resolve_target("cpu", "bf16"));
+  EXPECT_EQ(y.scalar_type(), c10::kBFloat16);
+  EXPECT_LT((y.to(at::kFloat) - frame).abs().max().item<float>(), 1.0f / 128);
+}
+
+}  // namespace
+}  // namespace framelift::infer
