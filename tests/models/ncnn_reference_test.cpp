@@ -146,6 +146,16 @@ TEST(NcnnReference, RealCuganUp2xMatchesRealCuganNcnnVulkan) {
            2, 64, 48, 0});
 }
 
+TEST(NcnnReference, RealCuganUp3xAndUp4xMatchRealCuganNcnnVulkan) {
+  // 3x and 4x nets crop a different border and (4x) add a nearest-upscaled copy of the input.
+  fs::path m = ft::npm_package("waifu2x") / "real-cugan" / "models-se";
+  for (int s : {3, 4}) {
+    compare({str("real-cugan up", s, "x-no-denoise"), m / str("up", s, "x-no-denoise.param"),
+             m / str("up", s, "x-no-denoise.bin"), str("-s ", s, " -n 0 -t 400 -m '", m.string(), "'"),
+             ft::npm_package("waifu2x") / "real-cugan" / "realcugan-ncnn-vulkan", s, 64, 48, 0});
+  }
+}
+
 // Speed, not correctness: frames/s of NcnnModel and of realesrgan-ncnn-vulkan (whole process,
 // which includes its start-up) on one 256x192 frame, alternating. Run with
 // --gtest_also_run_disabled_tests --gtest_filter='*Speed*'.

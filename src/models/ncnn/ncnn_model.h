@@ -32,6 +32,9 @@ struct NcnnGeometry {
   int scale = 1;
   int size_multiple = 1;
   int border_out = 0;  // output pixels the net crops on each side
+  // The net outputs only the detail to add to a nearest-neighbour upscale of its input (Real-CUGAN
+  // 4x: the upstream model adds that itself, its ncnn export leaves it to the caller).
+  bool residual = false;
 };
 
 class NcnnModel : public ImageModel {
