@@ -11,7 +11,9 @@ namespace framelift::media {
 
 Demuxer::Demuxer(const std::string& url) : url_(url) {
   const bool is_url = url.find("://") != std::string::npos;
-  if (!is_url) {
+  // "frames/%04d.png": an image sequence, opened by libavformat's image2 demuxer.
+  const bool is_sequence = av_filename_number_test(url.c_str()) != 0 && !std::filesystem::exists(url);
+  if (!is_url && !is_sequence) {
     std::error_code ec;
     if (!std::filesystem::exists(url, ec)) throw Error(ErrorKind::Input, str(url, ": no such file"));
     if (std::filesystem::is_directory(url, ec))

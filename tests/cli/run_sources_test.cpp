@@ -65,5 +65,20 @@ TEST(RunSources, HttpInputIsReadLikeAFile) {
   EXPECT_NE(missing.output.find("missing.mkv"), std::string::npos) << missing.output;
 }
 
+TEST(RunSources, ImageSequenceInputByPattern) {
+  auto dir = temp_dir("sequence");
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -f lavfi -i testsrc2=s=64x48:r=5 -frames:v 3 '" +
+                        (dir / "%04d.png").string() + "'"),
+            0);
+  auto out = dir / "out.mkv";
+  auto r = framelift("run -i " + shell_quote(dir / "%04d.png") + " -o " + shell_quote(out) + " -c ffv1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_frames(out), 3);
+  // A pattern that matches nothing is an input error naming it, not a crash.
+  auto missing = framelift("run -i " + shell_quote(dir / "x%04d.png") + " -o " + shell_quote(dir / "m.mkv"));
+  EXPECT_EQ(missing.exit_code, 3) << missing.output;
+  EXPECT_NE(missing.output.find("x%04d.png"), std::string::npos) << missing.output;
+}
+
 }  // namespace
 }  // namespace framelift::test
