@@ -106,7 +106,8 @@ TEST(ModelCatalog, NpmTarballsMatch) {
   const json catalog = load_catalog();
   for (auto& [spec, info] : catalog.at("npm_packages").items()) {
     const std::string name = spec.substr(0, spec.rfind('@')), version = spec.substr(spec.rfind('@') + 1);
-    EXPECT_EQ(info.at("tarball"), "https://registry.npmjs.org/" + name + "/-/" + name + "-" + version + ".tgz");
+    // npm knows its registry; the catalog names packages only (no registry host in the project).
+    EXPECT_FALSE(info.contains("tarball")) << spec;
     const fs::path tgz = ft::deps_dir() / "tarballs" / (name + "-" + version + ".tgz");
     if (!fs::exists(tgz)) GTEST_SKIP() << tgz << " missing; run scripts/setup.sh";
     EXPECT_EQ(fs::file_size(tgz), info.at("size").get<std::uint64_t>()) << tgz;
