@@ -1,5 +1,6 @@
 #include "library/directory_import.h"
 
+#include <algorithm>
 #include <map>
 
 #include "library/staged_install.h"
@@ -29,7 +30,7 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
   }
   if (candidates.empty()) return report;
 
-  std::map<std::string, fs::path> by_sha;
+  std::map<std::string, fs::path> by_sha, by_name;
   const fs::path cache_root = fs::weakly_canonical(cache.root(), ec);
   auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) throw Error(ErrorKind::Input, str(dir.string(), ": cannot read (", ec.message(), ")"));
@@ -42,7 +43,13 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
     }
     if (!it->is_regular_file(ec) || !sizes.count(it->file_size(ec))) continue;
     by_sha.emplace(net::sha256_file(it->path()), it->path());
+    by_name.emplace(it->path().filename().string(), it->path());
   }
+  // Models share files (Real-CUGAN graphs, the animevideov3 weights): finding a shared file says
+  // nothing about whether the folder meant to hold that model.
+  std::map<std::string, int> users;
+  for (const CatalogModel& m : catalog.models())
+    for (const ModelFile& f : m.files) ++users[f.sha256];
 
   const std::string source = str("folder ", fs::absolute(dir).lexically_normal().string());
   for (const CatalogModel* m : candidates) {
@@ -57,8 +64,13 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
     if (!missing.empty()) {
       std::string line = str(dir.string(), ": has part of model ", m->name, " but no file matching ", missing.front(),
                              " (size and SHA-256); not installed");
+      if (auto named = by_name.find(missing.front()); named != by_name.end())
+        line = str(named->second.string(), ": SHA-256 differs from file ", missing.front(), " of model ", m->name,
+                   " (damaged?); not installed");
+      bool own_file_found = std::any_of(m->files.begin(), m->files.end(),
+                                        [&](const ModelFile& f) { return by_sha.count(f.sha256) && users[f.sha256] == 1; });
       if (only.count(m->name)) report.problems.push_back({ErrorKind::Input, line});
-      else report.notes.push_back(line);
+      else if (own_file_found || by_name.count(missing.front())) report.notes.push_back(line);
       continue;
     }
     try {
