@@ -13,18 +13,39 @@
 
 namespace framelift::test {
 
-at::Tensor real_frame(int w, int h) {
+at::Tensor real_frame(int w, int h, int frame) {
   const auto raw = temp_dir("arch-frame") / "frame.rgb";
   std::string out;
   const int rc = run_command(
       framelift::str("ffmpeg -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi -vf "
-                     "\"select=eq(n\\,30),crop=", w, ":", h, ":260:180\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '",
+                     "\"select=eq(n\\,", frame, "),crop=", w, ":", h, ":260:180\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '",
                      raw.string(), "'"),
       &out);
   EXPECT_EQ(rc, 0) << out;
   std::ifstream in(raw, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes.size(), static_cast<size_t>(w) * h * 3);
+  if (bytes.size() != static_cast<size_t>(w) * h * 3) return {};
+  return at::from_blob(bytes.data(), {h, w, 3}, at::kByte).permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0);
+}
+
+void write_png(const at::Tensor& image, const std::filesystem::path& png) {
+  at::Tensor hwc = image[0].clamp(0, 1).mul(255).round().to(at::kByte).permute({1, 2, 0}).contiguous();
+  const auto raw = std::filesystem::path(png).replace_extension(".rgb");
+  std::ofstream(raw, std::ios::binary).write(static_cast<const char*>(hwc.data_ptr()), hwc.numel());
+  EXPECT_EQ(run_command(framelift::str("ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s ", image.size(3), "x",
+                                       image.size(2), " -i '", raw.string(), "' '", png.string(), "'")),
+            0);
+}
+
+at::Tensor read_png(const std::filesystem::path& png, int w, int h) {
+  const auto raw = std::filesystem::path(png).replace_extension(".rgb");
+  EXPECT_EQ(run_command(framelift::str("ffmpeg -v error -y -i '", png.string(), "' -f rawvideo -pix_fmt rgb24 '",
+                                       raw.string(), "'")),
+            0);
+  std::ifstream in(raw, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.size(), static_cast<size_t>(w) * h * 3) << png;
   if (bytes.size() != static_cast<size_t>(w) * h * 3) return {};
   return at::from_blob(bytes.data(), {h, w, 3}, at::kByte).permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0);
 }

