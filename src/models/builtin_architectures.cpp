@@ -6,6 +6,7 @@ void register_builtin_architectures() {
   register_architecture(srvgg_compact_architecture());
   register_architecture(rrdbnet_architecture());
   register_architecture(realcugan_architecture());
+  register_architecture(omnisr_architecture());
 }
 
 }  // namespace framelift::models

