@@ -10,6 +10,7 @@ using Command = std::function<int()>;
 void add_probe_command(CLI::App& app, Command& selected);
 void add_run_command(CLI::App& app, Command& selected);
 void add_upscale_command(CLI::App& app, Command& selected);
+void add_interpolate_command(CLI::App& app, Command& selected);
 void add_stages_command(CLI::App& app, Command& selected);
 void add_models_command(CLI::App& app, Command& selected);
 

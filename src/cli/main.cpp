@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   cli::add_probe_command(app, command);
   cli::add_run_command(app, command);
   cli::add_upscale_command(app, command);
+  cli::add_interpolate_command(app, command);
   cli::add_stages_command(app, command);
   cli::add_models_command(app, command);
 

@@ -136,4 +136,39 @@ void add_upscale_command(CLI::App& app, Command& selected) {
   });
 }
 
+void add_interpolate_command(CLI::App& app, Command& selected) {
+  auto* cmd = app.add_subcommand("interpolate", "Raise or convert a video's frame rate with RIFE frame interpolation");
+  auto a = std::make_shared<RunArgs>();
+  auto stage = std::make_shared<std::map<std::string, std::string>>();
+  auto model = std::make_shared<std::string>("rife-v4.6");
+  add_common_options(cmd, *a);
+  cmd->add_option("-m,--model", *model, "RIFE model: name, flownet.param, folder, or a flownet.pkl")->capture_default_str();
+  auto* factor = cmd->add_option_function<int>("--factor", [stage](int n) { (*stage)["factor"] = str(n); },
+                                               "Multiply the frame rate by N (default 2)");
+  cmd->add_option_function<std::string>("--fps", [stage](const std::string& f) { (*stage)["fps"] = f; },
+                                        "Target frame rate: 60, 59.94, 60000/1001 (any input rate, VFR too)")
+      ->excludes(factor);
+  cmd->add_option_function<double>("--scene", [stage](double t) { (*stage)["scene"] = str(t); },
+                                   "Scene-cut threshold (default 0.12; 0 morphs across cuts)");
+  cmd->add_option_function<double>("--dedup", [stage](double t) { (*stage)["dedup"] = str(t); },
+                                   "Skip input frames that repeat the previous one (difference below T, e.g. 0.002)");
+  cmd->add_option_function<double>("--scale", [stage](double s) { (*stage)["scale"] = str(s); },
+                                   "RIFE flow scale: 1 up to 1080p, 0.5 for 4K (native weights)");
+  cmd->add_flag_function("--ensemble", [stage](int64_t) { (*stage)["ensemble"] = "1"; },
+                         "Average with the swapped pair (slower, steadier)");
+  cmd->footer(
+      "Examples:\n"
+      "  framelift interpolate -i clip.mkv -o clip_x2.mkv\n"
+      "  framelift interpolate -i film.mkv -o film60.mkv --fps 60\n"
+      "  framelift run -i in.mkv -o out.mkv --pipeline \"upscale:model=realesr-animevideov3-x2,interpolate:fps=60\"");
+  cmd->callback([=, &selected] {
+    selected = [=] {
+      std::string spec = "interpolate:model=" + *model;
+      for (const auto& [k, v] : *stage) spec += ":" + k + "=" + v;
+      a->options.pipeline = spec;
+      return execute(*a);
+    };
+  });
+}
+
 }  // namespace framelift::cli

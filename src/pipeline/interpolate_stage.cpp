@@ -1,0 +1,193 @@
+// `interpolate`: frame interpolation with RIFE to a new frame rate (factor=N or fps=F).
+//
+// Retiming works on timestamps, not frame indices: output frame k is the picture at time
+// t0 + k / rate, made from the two input frames around that time with RIFE's timestep set to
+// where it falls between them. So variable frame rate input is retimed correctly, any rate can
+// become any other, and the output lasts as long as the input (the last input frame is held for
+// its own duration), which keeps the copied audio in sync.
+//
+// Scene cuts (thumbnail difference above `scene`) are never morphed across: the frame before the
+// cut is held until the cut. With `dedup`, input frames that repeat the previous one (static
+// shots, telecine pulldown) are not used as anchors, so motion is spread over the real changes.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <optional>
+
+extern "C" {
+#include <libavutil/mathematics.h>
+}
+
+#include "infer/device.h"
+#include "infer/threads.h"
+#include "models/frame_interpolator.h"
+#include "pipeline/scene_change.h"
+#include "pipeline/stage_registry.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace framelift::pipeline {
+namespace {
+
+// "60", "59.94", "60000/1001", "24000:1001" -> a rational rate.
+AVRational parse_rate(const std::string& text) {
+  AVRational r{0, 1};
+  const size_t sep = text.find_first_of("/:");
+  if (sep != std::string::npos) {
+    r = {std::atoi(text.substr(0, sep).c_str()), std::atoi(text.substr(sep + 1).c_str())};
+  } else {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0' && v > 0) {
+      // NTSC rates typed as decimals are meant as N*1000/1001.
+      const double ntsc = v * 1001.0 / 1000.0;
+      r = std::abs(ntsc - std::round(ntsc)) < 0.01 && std::abs(v - std::round(v)) > 0.001
+              ? AVRational{int(std::lround(ntsc)) * 1000, 1001}
+              : av_d2q(v, 1000000);
+    }
+  }
+  if (r.num <= 0 || r.den <= 0) throw Error(ErrorKind::Usage, str("stage interpolate: fps=", text, " is not a frame rate"));
+  av_reduce(&r.num, &r.den, r.num, r.den, INT_MAX);
+  return r;
+}
+
+struct Anchor {
+  at::Tensor image;      // [3, H, W] float CPU
+  at::Tensor thumbnail;  // for cut and duplicate detection
+  int64_t pts = 0;       // input time base
+};
+
+class InterpolateStage : public Stage {
+ public:
+  explicit InterpolateStage(const StageOptions& o)
+      : model_name_(o.get("model", "rife-v4.6")),
+        factor_(o.get_double("factor", 0)),
+        scene_(o.get_double("scene", 0.12)),
+        dedup_(o.get_double("dedup", 0)),
+        scale_(o.get_double("scale", 1.0)),
+        ensemble_(o.get_int("ensemble", 0) != 0) {
+    o.expect_only({"model", "factor", "fps", "scene", "dedup", "scale", "ensemble", "device", "precision", "threads"});
+    if (o.has("fps")) fps_ = parse_rate(o.get("fps", ""));
+    if (factor_ > 0 && fps_.num > 0)
+      throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
+    if (factor_ == 0 && fps_.num == 0) factor_ = 2;
+    if (factor_ < 0 || (factor_ > 0 && factor_ != std::floor(factor_)))
+      throw Error(ErrorKind::Usage, "stage interpolate: factor must be a whole number >= 1");
+    target_ = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
+    if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
+    infer::prepare_device(target_);
+    model_ = models::open_interpolator(model_name_);
+    model_->to(target_.device, target_.dtype);
+  }
+
+  std::string name() const override { return "interpolate"; }
+
+  media::VideoFormat configure(const media::VideoFormat& in) override {
+    in_tb_ = in.time_base;
+    in_rate_ = in.frame_rate;
+    if (fps_.num == 0) {
+      if (in.frame_rate.num <= 0)
+        throw Error(ErrorKind::Input, "stage interpolate: the input has no known frame rate; give fps=F instead of factor");
+      fps_ = av_mul_q(in.frame_rate, AVRational{int(factor_), 1});
+    }
+    media::VideoFormat out = in;
+    out.frame_rate = fps_;
+    out.time_base = av_inv_q(fps_);
+    out_tb_ = out.time_base;
+    log::info("interpolate: ", model_name_, " (", model_->info().arch, " ", model_->info().version, ") ",
+              in.frame_rate.num > 0 ? str(av_q2d(in.frame_rate)) : std::string("variable"), " -> ", av_q2d(fps_),
+              " fps on ", target_.describe(), scene_ > 0 ? str(", scene cuts above ", scene_) : std::string());
+    return out;
+  }
+
+  void push(Frame frame, const Emit& emit) override {
+    Anchor next{frame.image, scene_thumbnail(frame.image), frame.pts};
+    if (!last_) {
+      first_pts_ = frame.pts;
+      last_ = std::move(next);
+      return;
+    }
+    const double difference = thumbnail_difference(last_->thumbnail, next.thumbnail);
+    if (dedup_ > 0 && difference < dedup_) {
+      ++duplicates_;
+      return;  // a repeat: the next real change becomes the other anchor
+    }
+    const bool cut = scene_ > 0 && difference > scene_;
+    if (cut) ++cuts_;
+    last_interval_ = seconds(next.pts) - seconds(last_->pts);
+    emit_until(seconds(next.pts), 0.5L * in_tb_.num / in_tb_.den, [&](double t) { return cut ? last_->image : between(last_->image, next.image, t); },
+               emit);
+    last_ = std::move(next);
+  }
+
+  void flush(const Emit& emit) override {
+    if (!last_) return;
+    // The last frame is held for one input frame duration (nominal, or the last interval seen).
+    const long double duration = in_rate_.num > 0 ? (long double)in_rate_.den / in_rate_.num : last_interval_;
+    // A constant-rate clip's last timestamp, rounded by the container, snaps back to its frame slot.
+    long double last_time = seconds(last_->pts);
+    if (in_rate_.num > 0) {
+      const long double slot = std::round(last_time / duration) * duration;
+      if (std::abs(slot - last_time) <= 0.5L * in_tb_.num / in_tb_.den) last_time = slot;
+    }
+    // At least one output frame, so a one-frame input of unknown rate still gives a picture.
+    // The end is computed, not a rounded timestamp: no slack beyond floating point.
+    emit_until(last_time + std::max(duration, (long double)fps_.den / fps_.num), 1e-9L,
+               [&](double) { return last_->image; }, emit);
+    if (cuts_ || duplicates_) log::info("interpolate: ", cuts_, " scene cut(s) held, ", duplicates_, " duplicate frame(s) skipped");
+  }
+
+ private:
+  // Seconds since the first frame. long double: 64 bits of mantissa keep k / rate exact enough for
+  // days of video, and the comparisons below have half an input tick of slack anyway.
+  long double seconds(int64_t pts) const { return (long double)(pts - first_pts_) * in_tb_.num / in_tb_.den; }
+
+  // Emits every output frame whose time is before `end` - `slack` (seconds), from the current
+  // anchor on. Containers round timestamps (Matroska to 1 ms), so between input frames an output
+  // time within half an input tick of the next frame counts as that frame, not an interpolation.
+  template <class Picture>
+  void emit_until(long double end, long double slack, Picture picture, const Emit& emit) {
+    const long double from = seconds(last_->pts);
+    for (;; ++next_k_) {
+      const long double time = (long double)next_k_ * fps_.den / fps_.num;
+      if (time >= end - slack) break;
+      const double t = std::clamp(double((time - from) / std::max(end - from, 1e-9L)), 0.0, 1.0);
+      emit(Frame{picture(t), av_rescale_q(first_pts_, in_tb_, out_tb_) + next_k_});
+    }
+  }
+
+  at::Tensor between(const at::Tensor& a, const at::Tensor& b, double t) {
+    if (t <= 1e-6) return a;
+    at::InferenceMode guard;
+    at::Tensor x = infer::to_target(a.unsqueeze(0), target_), y = infer::to_target(b.unsqueeze(0), target_);
+    at::Tensor out = model_->interpolate(x, y, t, scale_);
+    // Ensemble: the swapped pair at 1 - t, averaged, cancels some of the flow's asymmetric errors.
+    if (ensemble_) out = (out + model_->interpolate(y, x, 1.0 - t, scale_)) * 0.5;
+    return out.squeeze(0).to(at::kCPU, at::kFloat).clamp_(0, 1);
+  }
+
+  std::string model_name_;
+  double factor_;
+  double scene_, dedup_, scale_;
+  bool ensemble_;
+  AVRational fps_{0, 1}, in_tb_{1, 25}, out_tb_{1, 25}, in_rate_{0, 1};
+  infer::ExecutionTarget target_;
+  std::unique_ptr<models::FrameInterpolator> model_;
+  std::optional<Anchor> last_;
+  int64_t first_pts_ = 0, next_k_ = 0;
+  long double last_interval_ = 0;
+  int64_t cuts_ = 0, duplicates_ = 0;
+};
+
+}  // namespace
+
+FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE to a higher or any frame rate",
+                         "model=NAME|FILE (default rife-v4.6), factor=N (default 2) or fps=F (60, 59.94, 60000/1001), "
+                         "scene=T (cut threshold, default 0.12; 0 off), dedup=T (skip repeats below T; default 0 off), "
+                         "scale=F (flow scale, 0.5 for 4K; native weights), ensemble=0|1, device=, precision=, threads=",
+                         [](const StageOptions& o) { return std::make_unique<InterpolateStage>(o); });
+
+}  // namespace framelift::pipeline

