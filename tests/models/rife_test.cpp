@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include "models/arch_support.h"
+#include "models/backward_warp.h"
 #include "models/frame_interpolator.h"
 #include "models/rife_native.h"
 #include "models/rife_ncnn.h"
@@ -106,6 +107,19 @@ TEST(Rife, NewerVersionsAreRefusedByName) {
   dict.erase("encode.cnn0.weight");
   dict["block0.conv0.0.0.weight"] = at::zeros({96, 9, 3, 3});  // an older 4.x input layout
   EXPECT_THROW(build_rife_native(dict, "flownet.pkl"), Error);
+}
+
+TEST(Rife, WarpGridStaysExactOnWideLowPrecisionFrames) {
+  // A 3000 px wide ramp in bf16 (8-bit mantissa, coarser than fp16): with the grid in the image's
+  // precision a zero flow would already move pixels by several columns; in fp32 it is the identity.
+  at::Tensor ramp = at::linspace(0, 1, 3000).view({1, 1, 1, 3000}).expand({1, 3, 4, 3000}).contiguous();
+  at::Tensor image = ramp.to(at::kBFloat16);
+  at::Tensor warped = backward_warp(image, at::zeros({1, 2, 4, 3000}, at::kBFloat16));
+  EXPECT_EQ(warped.scalar_type(), at::kBFloat16);
+  EXPECT_TRUE(warped.equal(image));
+  // A flow of exactly one pixel shifts by one column, even at the far right.
+  at::Tensor shifted = backward_warp(ramp, at::cat({at::ones({1, 1, 4, 3000}), at::zeros({1, 1, 4, 3000})}, 1));
+  EXPECT_LT((shifted.narrow(3, 2000, 999) - ramp.narrow(3, 2001, 999)).abs().max().item<float>(), 1e-5f);
 }
 
 }  // namespace
