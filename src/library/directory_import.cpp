@@ -21,7 +21,9 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
   std::set<std::uint64_t> sizes;  // only files of a size some catalog file has are hashed
   for (const CatalogModel& m : catalog.models()) {
     if (!only.empty() && !only.count(m.name)) continue;
-    if (auto installed = cache.find(m.name); installed && installed->same_files(m.files)) {
+    // Named models already installed need no scan; otherwise "already installed" is only said of
+    // models the folder really holds (below).
+    if (auto installed = cache.find(m.name); !only.empty() && installed && installed->same_files(m.files)) {
       report.unchanged.push_back(m.name);
       continue;
     }
@@ -71,6 +73,10 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
                                         [&](const ModelFile& f) { return by_sha.count(f.sha256) && users[f.sha256] == 1; });
       if (only.count(m->name)) report.problems.push_back({ErrorKind::Input, line});
       else if (own_file_found || by_name.count(missing.front())) report.notes.push_back(line);
+      continue;
+    }
+    if (auto installed = cache.find(m->name); installed && installed->same_files(m->files)) {
+      report.unchanged.push_back(m->name);
       continue;
     }
     try {

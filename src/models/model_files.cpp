@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "models/architecture_registry.h"
@@ -13,6 +14,9 @@
 #include "weights/ncnn_param.h"
 
 #include <nlohmann/json.hpp>
+#include "library/catalog.h"
+#include "library/locations.h"
+#include "library/model_cache.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -30,21 +34,6 @@ const std::map<std::string, std::string>& aliases() {
       {"realcugan-se-4x", "up4x-no-denoise"},
   };
   return table;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // A name or a path, resolved to an existing file; throws like open_model for unknown names.
@@ -131,20 +120,54 @@ std::string describe_model_file(const std::string& name_or_path) {
 
 namespace {
 
+// The catalog, or none when framelift runs without its data folder (an installed binary whose
+// source tree is gone): names then resolve through the cache and the model path only.
+std::optional<library::Catalog> load_catalog() {
+  const fs::path file = library::default_catalog_path();
+  std::error_code ec;
+  if (!fs::exists(file, ec) && !std::getenv("FRAMELIFT_CATALOG")) return std::nullopt;
+  return library::Catalog::load(file);
+}
+
+// A catalog model's files where setup.sh unpacked its npm package, when all are there whole.
+std::optional<fs::path> unpacked_catalog_model(const library::CatalogModel& model) {
+  if (!model.npm) return std::nullopt;
+  const std::string spec = model.npm->package;
+  const fs::path package = library::unpacked_npm_dir() / spec.substr(0, spec.rfind('@'));
+  std::error_code ec;
+  fs::path main;
+  for (const library::ModelFile& f : model.files) {
+    const fs::path file = package / model.npm->paths.at(f.name);
+    if (fs::file_size(file, ec) != f.size || ec) return std::nullopt;
+    if (main.empty() || file.extension() == ".param") main = file;
+  }
+  return main;
+}
+
 fs::path resolve(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  const library::ModelCache cache = library::ModelCache::open_default();
+  if (auto installed = cache.find(name_or_path)) return cache.checked_main_file(*installed);
+
   std::string name = name_or_path;
   if (auto it = aliases().find(name); it != aliases().end()) name = it->second;
   for (const fs::path& dir : model_search_path())
     if (fs::exists(dir / (name + ".param"), ec)) return dir / (name + ".param");
 
+  const std::optional<library::Catalog> catalog = load_catalog();
+  if (const library::CatalogModel* known = catalog ? catalog->find(name_or_path) : nullptr) {
+    if (auto unpacked = unpacked_catalog_model(*known)) return *unpacked;
+    throw Error(ErrorKind::Model, str("model '", name_or_path, "' is not installed: run `framelift models install ",
+                                      name_or_path, "`"));
+  }
+
   std::vector<std::string> known = available_model_names();
-  std::sort(known.begin(), known.end(), [&](const std::string& a, const std::string& b) {
-    return edit_distance(a, name_or_path) < edit_distance(b, name_or_path);
-  });
+  for (const auto& m : cache.list()) known.push_back(m.name);
+  if (catalog)
+    for (const auto& m : catalog->models()) known.push_back(m.name);
   std::string closest;
-  for (size_t i = 0; i < known.size() && i < 3; ++i) closest += (i ? ", " : "") + known[i];
+  for (const std::string& c : library::closest_names(name_or_path, known)) closest += (closest.empty() ? "" : ", ") + c;
   throw Error(ErrorKind::Model, str("model '", name_or_path, "': no such file or known model",
                                     closest.empty() ? std::string(" (no models installed: run scripts/setup.sh)")
                                                     : str(" (closest: ", closest, ")")));

