@@ -77,7 +77,10 @@ ExecutionTarget resolve_target(const std::string& device, const std::string& pre
 
 void prepare_device(const ExecutionTarget& target) {
   static std::once_flag cuda_once;
-  if (!target.is_cuda()) return;
+  if (!target.is_cuda()) {
+    install_cpu_memory_tracker();  // for its block cache: see memory_budget.h
+    return;
+  }
   std::call_once(cuda_once, [] {
     // Frames of one job all have the same size, so cuDNN's per-shape autotuning pays for itself
     // after the first frame. TF32 matters only for fp32 runs, where it is what users expect.
@@ -166,6 +169,7 @@ void limit_device_memory(const ExecutionTarget& target, int64_t bytes) {
 }
 
 void release_cached_device_memory() {
+  release_cached_cpu_memory();
 #if defined(FRAMELIFT_WITH_CUDA)
   if (torch::cuda::is_available()) c10::cuda::CUDACachingAllocator::emptyCache();
 #endif

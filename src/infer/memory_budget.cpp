@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -17,9 +18,18 @@
 namespace framelift::infer {
 namespace {
 
+// Blocks of at least this size are kept for reuse when freed. glibc hands such sizes out with
+// mmap and returns them with munmap, so every new activation tensor page-faults all of its pages
+// again: measured on a 2-core VM, a 43 MB prelu took 100 ms that way and 1.6 ms on reused memory,
+// a 3x3 convolution 137 ms against 33 ms. A network allocates the same sizes every frame, so
+// exact-size reuse catches nearly all of them.
+constexpr int64_t kCacheMinBlock = 1 << 20;
+constexpr int64_t kCacheCap = int64_t(2) << 30;
+
 // Wraps the allocator libtorch had. Every DataPtr handed out carries the data pointer as its
 // context (so that c10's raw_allocate/raw_deallocate, which oneDNN uses, keep working) and our
-// deleter, which finds the original context and deleter in a table.
+// deleter, which finds the original context and deleter in a table. Freed large blocks wait in
+// a cache for the next allocation of the same size.
 class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
@@ -27,6 +37,8 @@ class CountingAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t n) const override {
     const int64_t bytes = static_cast<int64_t>(n);
     const int64_t budget = budget_.load(std::memory_order_relaxed);
+    // Cached blocks count against a budget: drop them before refusing anything.
+    if (budget > 0 && in_use_.load() + cached_.load() + bytes > budget) release_cache();
     const int64_t now = in_use_.fetch_add(bytes) + bytes;
     if (budget > 0 && now > budget && bytes > 0) {
       in_use_.fetch_sub(bytes);
@@ -34,12 +46,24 @@ class CountingAllocator final : public c10::Allocator {
                                        budget >> 20, " MiB (", (now - bytes) >> 20, " MiB in use)"));
     }
     raise_peak(now);
+    if (bytes >= kCacheMinBlock) {
+      if (c10::DataPtr reused = take_cached(bytes); reused.get()) return reused;
+    }
     c10::DataPtr original;
     try {
       original = base_->allocate(n);
     } catch (...) {
-      in_use_.fetch_sub(bytes);
-      throw;
+      // A real allocation failure: give the cache back to the system and try once more.
+      if (release_cache() == 0) {
+        in_use_.fetch_sub(bytes);
+        throw;
+      }
+      try {
+        original = base_->allocate(n);
+      } catch (...) {
+        in_use_.fetch_sub(bytes);
+        throw;
+      }
     }
     void* data = original.get();
     if (data == nullptr) {  // zero-size tensors: nothing to track
@@ -67,9 +91,44 @@ class CountingAllocator final : public c10::Allocator {
       if (it == live_.end()) return;  // cannot happen: only our DataPtrs carry this deleter
       entry = it->second;
       live_.erase(it);
+      in_use_.fetch_sub(entry.bytes);
+      const int64_t budget = budget_.load();
+      const int64_t cap = budget > 0 ? std::min(kCacheCap, budget / 4) : kCacheCap;
+      if (entry.bytes >= kCacheMinBlock && cached_.load() + entry.bytes <= cap) {
+        cache_.emplace(entry.bytes, Cached{data, entry});
+        cached_.fetch_add(entry.bytes);
+        return;
+      }
     }
-    in_use_.fetch_sub(entry.bytes);
     if (entry.deleter) entry.deleter(entry.context);
+  }
+
+  // A cached block of exactly `bytes`, registered as live; empty DataPtr when there is none.
+  static c10::DataPtr take_cached(int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(bytes);
+    if (it == cache_.end()) return {};
+    Cached block = it->second;
+    cache_.erase(it);
+    cached_.fetch_sub(bytes);
+    live_[block.data] = block.entry;
+    return c10::DataPtr(block.data, block.data, &CountingAllocator::release, c10::Device(c10::DeviceType::CPU));
+  }
+
+  // Frees every cached block; returns the bytes given back.
+  static int64_t release_cache() {
+    std::multimap<int64_t, Cached> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocks.swap(cache_);
+      cached_.store(0);
+    }
+    int64_t freed = 0;
+    for (auto& [bytes, block] : blocks) {
+      if (block.entry.deleter) block.entry.deleter(block.entry.context);
+      freed += bytes;
+    }
+    return freed;
   }
 
   static void raise_peak(int64_t now) {
@@ -83,8 +142,15 @@ class CountingAllocator final : public c10::Allocator {
     int64_t bytes = 0;
   };
 
+  struct Cached {
+    void* data = nullptr;
+    Entry entry;
+  };
+
   static inline std::mutex mutex_;
   static inline std::unordered_map<void*, Entry> live_;
+  static inline std::multimap<int64_t, Cached> cache_;
+  static inline std::atomic<int64_t> cached_{0};
   static inline std::atomic<int64_t> in_use_{0};
   static inline std::atomic<int64_t> peak_{0};
   static inline std::atomic<int64_t> budget_{0};
@@ -130,6 +196,8 @@ void set_cpu_memory_budget(int64_t bytes) {
 }
 
 int64_t cpu_memory_budget() { return CountingAllocator::budget_.load(); }
+int64_t cpu_memory_cached() { return CountingAllocator::cached_.load(); }
+int64_t release_cached_cpu_memory() { return CountingAllocator::release_cache(); }
 int64_t cpu_memory_in_use() { return CountingAllocator::in_use_.load(); }
 int64_t cpu_memory_peak() { return CountingAllocator::peak_.load(); }
 void reset_cpu_memory_peak() { CountingAllocator::peak_.store(CountingAllocator::in_use_.load()); }

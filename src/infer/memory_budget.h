@@ -22,7 +22,8 @@ class OutOfMemory : public Error {
   explicit OutOfMemory(const std::string& message) : Error(ErrorKind::Resource, message) {}
 };
 
-// Idempotent. Tensors allocated before the call are not counted, and are freed correctly.
+// Idempotent. Tensors allocated before the call are not counted, and are freed correctly. Model
+// runners install it on CPU targets for its block cache (see below).
 void install_cpu_memory_tracker();
 
 // 0: no budget. Installs the tracker when needed.
@@ -30,6 +31,11 @@ void set_cpu_memory_budget(int64_t bytes);
 int64_t cpu_memory_budget();
 
 int64_t cpu_memory_in_use();    // bytes held by live libtorch CPU allocations
+// Freed blocks of 1 MiB and more are kept (up to 2 GiB, or a quarter of the budget) for the next
+// allocation of the same size, because fresh large blocks page-fault on every touch. Cached
+// bytes are not "in use", but count against the budget (they are dropped before a refusal).
+int64_t cpu_memory_cached();
+int64_t release_cached_cpu_memory();  // returns the bytes given back
 int64_t cpu_memory_peak();      // highest cpu_memory_in_use() since the last reset
 void reset_cpu_memory_peak();   // peak := in use
 

@@ -54,6 +54,22 @@ TEST(MemoryBudget, OpsThatAllocateInsideLibtorchAreCounted) {
   EXPECT_GE(cpu_memory_peak() - before, kMiB);
 }
 
+TEST(MemoryBudget, LargeBlocksAreReusedInsteadOfFreed) {
+  install_cpu_memory_tracker();
+  void* first = nullptr;
+  {
+    at::Tensor t = at::empty({8 * kMiB / 4});
+    first = t.data_ptr();
+  }
+  EXPECT_GE(cpu_memory_cached(), 8 * kMiB);
+  at::Tensor again = at::empty({8 * kMiB / 4});
+  EXPECT_EQ(again.data_ptr(), first);  // the same pages: no page faults, no zeroing by the kernel
+  again.fill_(1);
+  EXPECT_EQ(again.sum().item<float>(), float(2 * kMiB));
+  EXPECT_GE(release_cached_cpu_memory(), 0);
+  EXPECT_EQ(cpu_memory_cached(), 0);
+}
+
 TEST(MemoryBudget, ParsesSizes) {
   EXPECT_EQ(parse_byte_size("512M"), 512 * kMiB);
   EXPECT_EQ(parse_byte_size("2G"), 2048 * kMiB);

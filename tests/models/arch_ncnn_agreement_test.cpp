@@ -2,6 +2,7 @@
 // ncnn_to_native_state_dict() renames them, build_model() detects the architecture, and both
 // networks upscale one real frame. Same weights and same float32 arithmetic (only the order of
 // convolution sums differs), so the outputs must agree to PSNR >= 60 dB.
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -115,4 +116,30 @@ TEST(ArchNcnnAgreement, RealCuganProVariantAndSmallInput) {
   at::Tensor x = at::rand({1, 3, 24, 26});
   at::Tensor expected = (se->forward(x * 0.7 + 0.15) - 0.15) / 0.7;
   EXPECT_TRUE(at::allclose(fm::build_model(weights)->forward(x), expected, 1e-4, 1e-5));
+}
+
+// Speed, not correctness: the same animevideov3 weights as the ncnn graph and as the native
+// Compact network, one 480x352 real frame, alternating. Run with
+// --gtest_also_run_disabled_tests --gtest_filter='*SpeedNative*'.
+TEST(ArchNcnnAgreement, DISABLED_SpeedNativeVsNcnnAnimeVideoV3) {
+  const fs::path dir = realesrgan_dir();
+  if (!fs::exists(dir / "realesr-animevideov3-x2.param")) GTEST_SKIP() << "npm package missing";
+  framelift::infer::configure_cpu_threads(0);
+  const fs::path param = dir / "realesr-animevideov3-x4.param", bin = dir / "realesr-animevideov3-x4.bin";
+  const fw::NcnnGraph graph = fw::parse_ncnn_param(param);
+  auto native = fm::build_model(fm::ncnn_to_native_state_dict(graph, fw::ncnn_to_state_dict(graph, bin)), param.string());
+  auto ncnn = fm::ncnn::NcnnModel::load(param, bin);
+  at::Tensor x = ft::real_frame(480, 352);
+  at::InferenceMode mode;
+  native->forward(x);
+  ncnn->forward(x);
+  for (int round = 0; round < 2; ++round) {
+    auto t0 = std::chrono::steady_clock::now();
+    native->forward(x);
+    auto t1 = std::chrono::steady_clock::now();
+    ncnn->forward(x);
+    auto t2 = std::chrono::steady_clock::now();
+    std::cout << "[ SPEED    ] native " << std::chrono::duration<double>(t1 - t0).count() << " s, ncnn graph "
+              << std::chrono::duration<double>(t2 - t1).count() << " s\n";
+  }
 }
