@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 
 # name | framelift model | peer binary | peer arguments | crop WxH (of the 720x528 footage)
 rows=(
-  "animevideov3-x2|realesr-animevideov3-x2|$esrgan/realesrgan-ncnn-vulkan|-n realesr-animevideov3 -s 2 -m $esrgan/models|720x528"
+  "animevideov3-x2|realesr-animevideov3-x2|$esrgan/realesrgan-ncnn-vulkan|-n realesr-animevideov3 -s 2 -m $esrgan/models|480x352"
   "general-x4v3|realesrgan-x4fast|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4fast -s 4 -m $upscayl_models|360x264"
   "x4plus|realesrgan-x4plus|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4plus -s 4 -m $upscayl_models|180x132"
   "realcugan-2x|realcugan-se-2x|$cugan/realcugan-ncnn-vulkan|-s 2 -n 0 -m $cugan/models-se|360x264"
