@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
       "  framelift probe -i clip.mkv\n"
       "  framelift run -i clip.mkv -o out.mkv --pipeline \"resize:scale=2\" -c libx265 --crf 20\n"
       "  framelift upscale -i clip.mkv -o clip_x2.mkv -m realesr-animevideov3-x2\n"
+      "  framelift interpolate -i clip.mkv -o clip60.mkv --fps 60\n"
+      "  framelift models list --installed\n"
       "  framelift stages\n"
       "Run `framelift COMMAND --help` for the options of a command.");
 
