@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <map>
 
+#include "library/model_cache.h"
 #include "models/frame_interpolator.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
@@ -48,6 +49,17 @@ std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_
                                                              {"rife-v4.6", "rife-v4.6"}};
   auto it = aliases.find(name_or_path);
   const std::string folder = it == aliases.end() ? name_or_path : it->second;
+  // Installed in the model cache (framelift models install/import), checked before use.
+  const library::ModelCache cache = library::ModelCache::open_default();
+  for (const std::string& name : {name_or_path, folder}) {
+    if (auto installed = cache.find(name)) {
+      const fs::path main = cache.checked_main_file(*installed);
+      const std::string ext = main.extension().string();
+      if (ext == ".param" || ext == ".bin")
+        return load_rife_ncnn(fs::path(main).replace_extension(".param"), fs::path(main).replace_extension(".bin"));
+      return load_rife_native(main);
+    }
+  }
   for (const fs::path& dir : rife_folders())
     if (fs::exists(dir / folder / "flownet.param", ec) || fs::exists(dir / folder / "flownet.pkl", ec))
       return open_folder(dir / folder);
