@@ -107,8 +107,8 @@ TEST(ModelRunner, BatchedFramesEqualFramesOneByOne) {
 TEST(ModelRunner, Bf16OnCpuStaysCloseToFp32) {
   if (!have_models()) GTEST_SKIP() << "no models: run scripts/setup.sh";
   at::Tensor frame = test::real_frame(96, 64);
-  ModelRunner fp32(models::open_model(kModel), {.target = resolve_target("cpu", "fp32")});
-  ModelRunner bf16(models::open_model(kModel), {.target = resolve_target("cpu", "bf16")});
+  ModelRunner fp32(models::open_model(kModel), {.target = resolve_target("cpu", "fp32"), .tiles = {}, .batch = 1});
+  ModelRunner bf16(models::open_model(kModel), {.target = resolve_target("cpu", "bf16"), .tiles = {}, .batch = 1});
   at::Tensor a = fp32.run(frame), b = bf16.run(frame);
   ASSERT_EQ(b.scalar_type(), at::kFloat);  // frames leave the runner as fp32 whatever the precision
   const double db = test::psnr(a, b);
