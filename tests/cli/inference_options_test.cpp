@@ -16,14 +16,6 @@ namespace {
 
 bool have_models() { return std::filesystem::exists(npm_package("waifu2x") / "real-esrgan/models"); }
 
-double psnr(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::string out;
-  run_command("ffmpeg -nostdin -i '" + a.string() + "' -i '" + b.string() +
-                  "' -lavfi \"[0:v][1:v]psnr\" -f null - 2>&1 | grep -o 'average:[0-9.inf]*'",
-              &out);
-  std::smatch m;
-  return std::regex_search(out, m, std::regex("average:([0-9.]+|inf)")) ? (m[1] == "inf" ? 99.0 : std::stod(m[1])) : 0.0;
-}
 
 // Decodes the first frame of a video as 16-bit RGB, row-major [h][w][3].
 std::vector<uint16_t> rgb48(const std::filesystem::path& video, int w, int h) {
@@ -75,7 +67,7 @@ TEST(InferenceOptions, SmallMemoryBudgetTilesAndMatchesTheUnboundedRun) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("out of memory; retrying the frame with"), std::string::npos) << r.output;
   EXPECT_EQ(count_frames(forced), 2);
-  const double planned = psnr(free_run, bounded), halved = psnr(free_run, forced);
+  const double planned = video_psnr(free_run, bounded), halved = video_psnr(free_run, forced);
   std::printf("tiled under 40M vs whole frames: planned %.2f dB, after OOM %.2f dB\n", planned, halved);
   EXPECT_GE(planned, 50.0);
   EXPECT_GE(halved, 50.0);
@@ -100,7 +92,7 @@ TEST(InferenceOptions, BatchAndThreadsDoNotChangeTheResult) {
   EXPECT_NE(r.output.find("batch 2"), std::string::npos) << r.output;
   EXPECT_EQ(count_frames(batched), 5);
   EXPECT_EQ(framemd5(one, "0:v", false).size(), 5u);
-  EXPECT_GE(psnr(one, batched), 60.0);
+  EXPECT_GE(video_psnr(one, batched), 60.0);
 }
 
 TEST(InferenceOptions, ColorPatchesKeepOrderRangeAndTenBitDepthThroughTheModel) {

@@ -11,16 +11,6 @@ namespace {
 
 bool have_models() { return std::filesystem::exists(npm_package("waifu2x") / "real-esrgan/models"); }
 
-// Average PSNR (luma+chroma, ffmpeg's psnr filter) of b against a.
-double psnr(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::string out;
-  run_command("ffmpeg -nostdin -i '" + a.string() + "' -i '" + b.string() +
-                  "' -lavfi \"[0:v][1:v]psnr\" -f null - 2>&1 | grep -o 'average:[0-9.inf]*'",
-              &out);
-  std::smatch m;
-  std::regex re("average:([0-9.]+)");
-  return std::regex_search(out, m, re) ? std::stod(m[1]) : 0.0;
-}
 
 TEST(RunUpscale, AnimeVideoV3RestoresAHalvedRealClip) {
   if (!have_models()) GTEST_SKIP() << "models not installed (scripts/setup.sh)";
@@ -41,7 +31,7 @@ TEST(RunUpscale, AnimeVideoV3RestoresAHalvedRealClip) {
   EXPECT_EQ(p["streams"][0]["width"], ref["streams"][0]["width"]);
   EXPECT_EQ(p["streams"][0]["height"], ref["streams"][0]["height"]);
   EXPECT_EQ(count_frames(out), 6);
-  double ai = psnr(reference, out), classic = psnr(reference, bicubic);
+  double ai = video_psnr(reference, out), classic = video_psnr(reference, bicubic);
   std::printf("PSNR vs original: model %.2f dB, bicubic %.2f dB\n", ai, classic);
   // The model's output is a faithful enlargement of the real frames (weights applied correctly:
   // wrong channel order or range gives < 20 dB). It is not expected to beat bicubic in PSNR on

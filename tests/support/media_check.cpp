@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "support/test_paths.h"
@@ -52,6 +53,16 @@ int64_t count_frames(const std::filesystem::path& file) {
                   file.string() + "' 2>/dev/null",
               &out);
   return std::atoll(out.c_str());
+}
+
+double video_psnr(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::string out;
+  run_command("ffmpeg -nostdin -i '" + a.string() + "' -i '" + b.string() +
+                  "' -lavfi \"[0:v][1:v]psnr\" -f null - 2>&1 | grep -o 'average:[0-9.inf]*'",
+              &out);
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex("average:([0-9.]+|inf)"))) return 0.0;
+  return m[1] == "inf" ? 99.0 : std::stod(m[1]);
 }
 
 }  // namespace framelift::test

@@ -22,6 +22,10 @@ std::vector<FrameHash> framemd5(const std::filesystem::path& file, const std::st
 // ffprobe -show_streams -show_format -show_chapters as JSON.
 nlohmann::json ffprobe(const std::filesystem::path& file);
 
+// Average PSNR in dB (ffmpeg's psnr filter, all planes) of video b against video a, frame by
+// frame; 99 for identical videos, 0 when ffmpeg cannot compare them.
+double video_psnr(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // Number of decodable video frames counted by ffprobe.
 int64_t count_frames(const std::filesystem::path& file);
 
