@@ -14,7 +14,6 @@
 namespace framelift::infer {
 namespace {
 
-constexpr int kMinTile = 64;
 // Room for what the measurement misses: allocator fragmentation, frames queued meanwhile.
 constexpr double kSafety = 0.8;
 

@@ -14,8 +14,6 @@
 namespace framelift::infer {
 namespace {
 
-constexpr int kMinTile = 64;
-
 // Pads one side pair of a 4-D tensor by (before, after) along dim 2 or 3.
 at::Tensor pad_edges(const at::Tensor& x, int64_t left, int64_t right, int64_t top, int64_t bottom) {
   if (left == 0 && right == 0 && top == 0 && bottom == 0) return x;

@@ -15,6 +15,9 @@
 
 namespace framelift::infer {
 
+// The smallest tile side the OOM halving goes down to, and the planner ever picks.
+constexpr int kMinTile = 64;
+
 struct TileOptions {
   int tile = 0;      // input pixels per tile side; 0: the whole frame in one piece
   int overlap = -1;  // context pixels on each side; -1: the model's info().tile_overlap
