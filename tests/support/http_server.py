@@ -12,6 +12,18 @@ line, once it is listening. Python's http.server ignores Range, so GET here impl
   /redirect/PATH      302 to /PATH (any request)
   a missing file      404
 
+  --metadata aws|gcp|azure   also play that cloud's instance metadata service (tests/lifecycle): the
+                      values are files under --root at the request path (query ignored), so a test
+                      posts a notice by writing a file; a folder answers with its listing. The
+                      provider's required request headers are checked, so a test proves we send them:
+                        aws    PUT /latest/api/token needs X-aws-ec2-metadata-token-ttl-seconds (else
+                               400) and returns a token; GET /latest/... needs that token in
+                               X-aws-ec2-metadata-token (else 401)
+                        gcp    /computeMetadata/... needs Metadata-Flavor: Google (else 403)
+                        azure  /metadata/... needs Metadata: true (else 400)
+                      The other two providers' paths answer 404, as on another cloud.
+  --imdsv1            with --metadata aws: refuse the token PUT (403), accept GETs without a token
+
 Every request is logged to --log as one line: METHOD PATH range=<Range header or ->.
 """
 import argparse
@@ -31,7 +43,10 @@ def main():
     parser.add_argument("--drop-requests", type=int, default=1)
     parser.add_argument("--stall-after", type=int, default=-1)
     parser.add_argument("--ignore-range", action="store_true")
+    parser.add_argument("--metadata", choices=["aws", "gcp", "azure"])
+    parser.add_argument("--imdsv1", action="store_true")
     args = parser.parse_args()
+    aws_token = "framelift-test-token"
     lock = threading.Lock()
     state = {"drops_left": args.drop_requests}
 
@@ -51,8 +66,70 @@ def main():
         def do_GET(self):
             self.handle_get(send_body=True)
 
+        def do_PUT(self):
+            if not args.metadata:  # what BaseHTTPRequestHandler answers without do_PUT
+                self.send_error(501, "Unsupported method ('PUT')")
+                return
+            self.log_request_line()
+            self.rfile.read(int(self.headers.get("Content-Length", "0") or "0"))
+            if not self.answer_metadata(send_body=True):
+                self.reply(405, b"method not allowed\n", True)
+
+        def reply(self, status, body, send_body, headers=()):
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if send_body:
+                self.wfile.write(body)
+
+        def answer_metadata(self, send_body):
+            """Answers a metadata request that is refused or not a plain file; False otherwise."""
+            path = self.path.split("?", 1)[0]
+            if path.startswith("/latest/"):
+                provider = "aws"
+            elif path.startswith("/computeMetadata/"):
+                provider = "gcp"
+            elif path.startswith("/metadata/"):
+                provider = "azure"
+            else:
+                return False
+            if provider != args.metadata:
+                self.reply(404, b"not found\n", send_body)
+                return True
+            if provider == "aws" and self.command == "PUT":
+                if path != "/latest/api/token":
+                    return False
+                if args.imdsv1:
+                    self.reply(403, b"forbidden\n", send_body)
+                elif not self.headers.get("X-aws-ec2-metadata-token-ttl-seconds"):
+                    self.reply(400, b"missing X-aws-ec2-metadata-token-ttl-seconds\n", send_body)
+                else:
+                    self.reply(200, aws_token.encode(), send_body)
+                return True
+            if provider == "aws" and not args.imdsv1 and self.headers.get("X-aws-ec2-metadata-token") != aws_token:
+                self.reply(401, b"unauthorized\n", send_body)
+                return True
+            if provider == "gcp" and self.headers.get("Metadata-Flavor") != "Google":
+                self.reply(403, b"missing Metadata-Flavor: Google\n", send_body)
+                return True
+            if provider == "azure" and self.headers.get("Metadata") != "true":
+                self.reply(400, b'{"error": "Bad request. Required metadata header not specified"}', send_body)
+                return True
+            if self.command == "PUT":
+                return False
+            folder = os.path.realpath(os.path.join(args.root, path.lstrip("/")))
+            if folder.startswith(os.path.realpath(args.root) + os.sep) and os.path.isdir(folder):
+                listing = "\n".join(sorted(os.listdir(folder))).encode()
+                self.reply(200, listing, send_body)
+                return True
+            return False
+
         def handle_get(self, send_body):
             self.log_request_line()
+            if args.metadata and self.answer_metadata(send_body):
+                return
             path = self.path.split("?", 1)[0]
             if path.startswith("/redirect/"):
                 self.send_response(302)
