@@ -61,7 +61,15 @@ bool PreemptionWatcher::sleep_for(std::chrono::milliseconds duration) {
 }
 
 std::unique_ptr<PreemptionSource> PreemptionWatcher::choose_source() {
-  if (options_.provider != WatchProvider::Auto) return make_source(options_.provider, options_, &stop_);
+  if (options_.provider != WatchProvider::Auto) {
+    auto source = make_source(options_.provider, options_, &stop_);
+    // Polling on regardless (the service may come up later), but a user who named the wrong
+    // cloud should hear that no notice can come.
+    if (!source->present() && !stop_)
+      log::warn("--watch-preemption ", source->name(), ": the ", display_name(source->name()),
+                " metadata service does not answer here; polling anyway");
+    return source;
+  }
   // AWS before Azure: both live at 169.254.169.254, and each source's probe only accepts its own
   // provider's answers, so the order matters only for speed.
   for (WatchProvider candidate : {WatchProvider::Aws, WatchProvider::Gcp, WatchProvider::Azure}) {

@@ -3,12 +3,15 @@
 // once, that the machine is about to be taken back. The job then stops exactly as on SIGTERM
 // (finished segments are kept, the job resumes elsewhere).
 //
-//   PreemptionWatcher watcher({.provider = options.watch_preemption, .interval = options.watch_interval},
-//                             [&](const PreemptionNotice&) { stop_requested = true; });
+//   PreemptionWatchOptions watch;
+//   watch.provider = options.watch_preemption;
+//   watch.interval = options.watch_interval;
+//   PreemptionWatcher watcher(watch, [](const PreemptionNotice&) { request_stop("preemption notice"); });
 //   run_the_job();  // the watcher stops and joins when it goes out of scope
 //
 // auto probes AWS, GCP and Azure (short timeouts, on the watcher's thread, so the job starts at
-// once) and watches the first that answers; when none does it logs at debug level and stops.
+// once) and watches the first that answers; when none does it logs at debug level and stops. A
+// named provider that does not answer gets one warning and is polled anyway.
 // Thread-safety: construct and destroy on one thread; notice() and watching() from any thread.
 #include <atomic>
 #include <chrono>
