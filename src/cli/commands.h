@@ -13,5 +13,6 @@ void add_upscale_command(CLI::App& app, Command& selected);
 void add_interpolate_command(CLI::App& app, Command& selected);
 void add_stages_command(CLI::App& app, Command& selected);
 void add_models_command(CLI::App& app, Command& selected);
+void add_deploy_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::add_interpolate_command(app, command);
   cli::add_stages_command(app, command);
   cli::add_models_command(app, command);
+  cli::add_deploy_command(app, command);
 
   try {
     app.parse(argc, argv);
