@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libtorch-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libcurl4-openssl-dev libarchive-dev
   ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers python3 bc time
+  slurm-wlm munge python3-yaml
 )
 # The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.
 command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
