@@ -137,6 +137,7 @@ void add_deploy_command(CLI::App& app, Command& selected) {
   k8s->add_option("--cpus", k.cpu, "CPUs per worker pod, requested and limit, e.g. 8");
   k8s->add_option("--mem", k.memory, "Memory per worker pod, requested and limit, e.g. 32Gi");
   k8s->add_option("--retries", k.retries, "Failed pods tolerated per worker index")->capture_default_str();
+  k8s->add_option("--assemble-wait", k.assemble_wait_s, "Seconds the assembly Job waits for the workers")->capture_default_str();
   k8s->add_option("--name", k.name, "Job name (default: framelift-FOLDER)");
   k8s->callback([a, &selected] { selected = [a] { return deploy_k8s(*a); }; });
 }

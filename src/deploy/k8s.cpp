@@ -36,6 +36,7 @@ void check(const K8sOptions& o) {
   if (!o.cpu.empty()) check_token("--cpus", o.cpu);
   if (!o.memory.empty()) check_token("--mem", o.memory);
   if (o.retries < 0) throw Error(ErrorKind::Usage, str("--retries: expected 0 or more, got ", o.retries));
+  if (o.assemble_wait_s < 1) throw Error(ErrorKind::Usage, str("--assemble-wait: expected 1 or more seconds, got ", o.assemble_wait_s));
   if (!o.name.empty()) check_k8s_name(o.name);
 }
 
@@ -139,7 +140,8 @@ std::string assemble_job(const K8sOptions& o, const std::string& job) {
   metadata(out, o, job + "-assemble", job);
   out << "spec:\n"
       << "  backoffLimit: " << o.retries << "\n";
-  pod_spec(out, o, job, "assemble", {"assemble", "--job-dir", o.job_dir.string(), "--wait"});
+  // Started with the workers, so it waits for them; a number, because a bare --wait has meant 0 s.
+  pod_spec(out, o, job, "assemble", {"assemble", "--job-dir", o.job_dir.string(), "--wait", str(o.assemble_wait_s)});
   return out.str();
 }
 

@@ -4,7 +4,7 @@
 //
 //   D/deploy/k8s/job.yaml       completions = parallelism = N; pod K runs
 //                               `framelift resume --job-dir D --shard K/N --no-assemble`
-//   D/deploy/k8s/assemble.yaml  `framelift assemble --job-dir D --wait`
+//   D/deploy/k8s/assemble.yaml  `framelift assemble --job-dir D --wait SECONDS`
 //
 // Both mount one shared (ReadWriteMany) PersistentVolumeClaim at mount_path, which must hold D
 // and the job's input and output at the same paths as where the job was prepared. A failed pod is
@@ -30,6 +30,7 @@ struct K8sOptions {
   std::string cpu;                             // per worker, requested and limit, e.g. "8"; empty: none
   std::string memory;                          // per worker, requested and limit, e.g. "32Gi"; empty: none
   int retries = 3;                             // failed pods tolerated per index
+  int assemble_wait_s = 7 * 24 * 3600;         // how long the assembly waits for the segments
   std::string name;                            // empty: k8s_name(job_dir)
 };
 

@@ -99,7 +99,7 @@ TEST(K8sFiles, ParsesAsIndexedJob) {
   EXPECT_EQ(assemble[0]["metadata"]["name"], "clip-assemble");
   EXPECT_EQ(assemble[0]["spec"].count("completionMode"), 0u);
   const nlohmann::json& ac = assemble[0]["spec"]["template"]["spec"]["containers"][0];
-  EXPECT_EQ(ac["args"], nlohmann::json::array({"assemble", "--job-dir", o.job_dir.string(), "--wait"}));
+  EXPECT_EQ(ac["args"], nlohmann::json::array({"assemble", "--job-dir", o.job_dir.string(), "--wait", "604800"}));
   EXPECT_EQ(ac.count("resources"), 0u) << "the assembly needs no GPU";
   EXPECT_EQ(ac["volumeMounts"][0]["mountPath"], "/data");
 }
