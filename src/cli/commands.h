@@ -14,5 +14,7 @@ void add_interpolate_command(CLI::App& app, Command& selected);
 void add_stages_command(CLI::App& app, Command& selected);
 void add_models_command(CLI::App& app, Command& selected);
 void add_deploy_command(CLI::App& app, Command& selected);
+void add_resume_command(CLI::App& app, Command& selected);
+void add_assemble_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

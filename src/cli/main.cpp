@@ -9,11 +9,14 @@
 #include "cli/exit_codes.h"
 #include "media/av_log_bridge.h"
 #include "util/log.h"
+#include "util/stop.h"
 
 int main(int argc, char** argv) {
   using namespace framelift;
   // A full disk or a file size limit must surface as a write error with a message, not kill us.
   std::signal(SIGXFSZ, SIG_IGN);
+  // SIGINT/SIGTERM stop the work at the next frame or tile, keeping finished segments.
+  install_stop_signals();
   media::install_av_log_bridge();
 
   CLI::App app{"framelift: AI video enhancement (upscale, interpolate, restore) on CPUs and rented GPUs"};
@@ -27,6 +30,7 @@ int main(int argc, char** argv) {
       "  framelift run -i clip.mkv -o out.mkv --pipeline \"resize:scale=2\" -c libx265 --crf 20\n"
       "  framelift upscale -i clip.mkv -o clip_x2.mkv -m realesr-animevideov3-x2\n"
       "  framelift interpolate -i clip.mkv -o clip60.mkv --fps 60\n"
+      "  framelift resume --job-dir clip60.mkv.framelift-job      # after a crash or a reclaimed instance\n"
       "  framelift models list --installed\n"
       "  framelift stages\n"
       "Run `framelift COMMAND --help` for the options of a command.");
@@ -39,6 +43,8 @@ int main(int argc, char** argv) {
   cli::add_stages_command(app, command);
   cli::add_models_command(app, command);
   cli::add_deploy_command(app, command);
+  cli::add_resume_command(app, command);
+  cli::add_assemble_command(app, command);
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,8 @@
 #include "cli/commands.h"
 #include "library/model_cache.h"
 #include "library/quality.h"
+#include "cli/job_options.h"
+#include "pipeline/job_runner.h"
 #include "pipeline/runner.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -24,6 +26,7 @@ struct RunArgs {
   // Inference settings, passed to every stage as defaults (RunOptions::stage_defaults).
   std::string device = "auto", precision, max_memory;
   int threads = 0, tile = 0, tile_overlap = -1, batch = 1;
+  JobArgs job;
 };
 
 // Output files that are still images get the matching image encoder unless -c says otherwise.
@@ -66,6 +69,7 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
   cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
       ->group(g);
+  add_job_options(cmd, a.job);
 }
 
 std::map<std::string, std::string> stage_defaults(const RunArgs& a) {
@@ -94,10 +98,15 @@ int execute(RunArgs& a) {
   if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
   if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
   o.stage_defaults = stage_defaults(a);
-  pipeline::RunReport report = pipeline::run_pipeline(o);
-  if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
-  log::info(report.summary());
-  return 0;
+  // Still images and image sequences are written file by file: nothing to segment or resume.
+  const bool images = !image_codec_for(o.output).empty() || o.output.filename().string().find('%') != std::string::npos;
+  if (a.job.no_job || images) {
+    pipeline::RunReport report = pipeline::run_pipeline(o);
+    if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
+    log::info(report.summary());
+    return 0;
+  }
+  return run_as_job(o, a.job);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "util/str.h"
 
 namespace framelift::infer {
@@ -36,6 +37,8 @@ at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, i
   at::Tensor out;
   for (int64_t y0 = 0; y0 < h; y0 += tile) {
     for (int64_t x0 = 0; x0 < w; x0 += tile) {
+      // A 4K frame on a CPU takes minutes; a stop must not wait for all its tiles.
+      throw_if_stop_requested();
       const int64_t y1 = std::min(h, y0 + tile), x1 = std::min(w, x0 + tile);
       // Real context from the frame where it exists...
       const int64_t cy0 = std::max<int64_t>(0, y0 - overlap), cy1 = std::min(h, y1 + overlap);

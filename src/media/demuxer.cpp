@@ -45,6 +45,13 @@ bool Demuxer::read(AVPacket* pkt) {
   return true;
 }
 
+bool Demuxer::seek_video(int64_t pts) {
+  if (av_seek_frame(format_.get(), video_index_, pts, AVSEEK_FLAG_BACKWARD) >= 0) return true;
+  log::debug(url_, ": cannot seek to ", pts, "; reading from the start");
+  return avformat_seek_file(format_.get(), -1, INT64_MIN, 0, 0, AVSEEK_FLAG_BYTE) >= 0 ||
+         av_seek_frame(format_.get(), video_index_, INT64_MIN, AVSEEK_FLAG_BACKWARD) >= 0;
+}
+
 }  // namespace framelift::media
 
 namespace framelift::media {

@@ -23,6 +23,11 @@ class Demuxer {
   bool read(AVPacket* pkt);
   bool ended_early() const { return ended_early_; }
 
+  // Moves to the video keyframe at or before `pts` (video time base), for decoding a slice of
+  // the input; where the container cannot seek there, back to the start. Returns false only when
+  // even that fails. Callers still check the first frame they get: a seek may land early.
+  bool seek_video(int64_t pts);
+
  private:
   std::string url_;
   InputFormatPtr format_;

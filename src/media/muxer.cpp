@@ -65,17 +65,35 @@ int Muxer::add_video(const AVCodecContext* enc, const AVStream* source) {
   st->time_base = enc->time_base;
   st->avg_frame_rate = enc->framerate;
   st->sample_aspect_ratio = enc->sample_aspect_ratio;
-  if (source) {
-    av_dict_copy(&st->metadata, source->metadata, 0);
-    // The encoder's name is not the input's; drop tags that would now lie.
-    av_dict_set(&st->metadata, "encoder", nullptr, 0);
-    av_dict_set(&st->metadata, "DURATION", nullptr, 0);
-    for (int i = 0; i < source->nb_side_data; ++i) {
-      const AVPacketSideData& sd = source->side_data[i];
-      if (keeps_meaning_after_reencode(sd.type)) add_stream_side_data(st->index, sd.type, sd.data, sd.size);
-    }
-  }
+  if (source) describe_like_source(st, source);
   return st->index;
+}
+
+int Muxer::add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate) {
+  AVStream* st = avformat_new_stream(format_.get(), nullptr);
+  if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
+  check(avcodec_parameters_copy(st->codecpar, encoded->codecpar), ErrorKind::Output, final_path_.string());
+  st->codecpar->codec_tag = 0;
+  st->time_base = encoded->time_base;
+  st->avg_frame_rate = frame_rate;
+  st->sample_aspect_ratio = encoded->codecpar->sample_aspect_ratio;
+  for (int i = 0; i < encoded->nb_side_data; ++i) {
+    const AVPacketSideData& sd = encoded->side_data[i];
+    add_stream_side_data(st->index, sd.type, sd.data, sd.size);
+  }
+  if (source) describe_like_source(st, source);
+  return st->index;
+}
+
+void Muxer::describe_like_source(AVStream* st, const AVStream* source) {
+  av_dict_copy(&st->metadata, source->metadata, 0);
+  // The encoder's name is not the input's; drop tags that would now lie.
+  av_dict_set(&st->metadata, "encoder", nullptr, 0);
+  av_dict_set(&st->metadata, "DURATION", nullptr, 0);
+  for (int i = 0; i < source->nb_side_data; ++i) {
+    const AVPacketSideData& sd = source->side_data[i];
+    if (keeps_meaning_after_reencode(sd.type)) add_stream_side_data(st->index, sd.type, sd.data, sd.size);
+  }
 }
 
 int Muxer::add_copy(const AVStream* source) {

@@ -26,6 +26,9 @@ class Muxer {
   // Adds the encoded video stream; returns its index. Copies the side data of `source` that stays
   // true after re-encoding (rotation, HDR mastering display and light level, stereo 3D).
   int add_video(const AVCodecContext* encoder, const AVStream* source);
+  // Adds a video stream encoded earlier by framelift (a job's segments, see jobs/assemble.h):
+  // parameters and time base from `encoded`, the rest as add_video does from `source`.
+  int add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate);
   // Adds a bit-exact copy of an input stream (audio, subtitles, attachments, data); returns its
   // index. Throws Error(Output) when the container cannot hold that codec.
   int add_copy(const AVStream* source);
@@ -45,6 +48,8 @@ class Muxer {
   const std::filesystem::path& temp_path() const { return temp_path_; }
 
  private:
+  void describe_like_source(AVStream* st, const AVStream* source);
+
   std::filesystem::path final_path_;
   std::filesystem::path temp_path_;
   OutputFormatPtr format_;

@@ -1,7 +1,10 @@
 #pragma once
 // What a video stream looks like at one point of the pipeline: size, pixel format, timing, color.
 // Stages transform it (resize changes the size, interpolation the rate), the encoder consumes it.
+#include <cstdint>
+
 extern "C" {
+#include <libavutil/avutil.h>
 #include <libavutil/frame.h>
 #include <libavutil/pixfmt.h>
 #include <libavutil/rational.h>
@@ -15,6 +18,10 @@ struct VideoFormat {
   AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
   AVRational time_base{1, 25};     // timestamps of frames are in this unit
   AVRational frame_rate{0, 1};     // nominal (average) rate; 0/1 when unknown
+  // Time of the whole video's first frame (time_base units; AV_NOPTS_VALUE: the first frame a
+  // stage sees). Retiming stages lay their output grid from it, so that a job's segment, which
+  // starts mid-video, puts its frames exactly where one uninterrupted run would.
+  int64_t start_pts = AV_NOPTS_VALUE;
   AVRational sample_aspect{0, 1};
   AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
   AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;

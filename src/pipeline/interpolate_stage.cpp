@@ -84,10 +84,15 @@ class InterpolateStage : public Stage {
   }
 
   std::string name() const override { return "interpolate"; }
+  // The neighbour to blend with; with dedup, enough to see past a short run of repeats (a run
+  // longer than this across a segment boundary can pick another anchor: see docs/jobs.md).
+  int context_frames() const override { return dedup_ > 0 ? 8 : 1; }
 
   media::VideoFormat configure(const media::VideoFormat& in) override {
     in_tb_ = in.time_base;
     in_rate_ = in.frame_rate;
+    origin_known_ = in.start_pts != AV_NOPTS_VALUE;
+    if (origin_known_) first_pts_ = in.start_pts;
     if (fps_.num == 0) {
       if (in.frame_rate.num <= 0)
         throw Error(ErrorKind::Input, "stage interpolate: the input has no known frame rate; give fps=F instead of factor");
@@ -97,6 +102,7 @@ class InterpolateStage : public Stage {
     out.frame_rate = fps_;
     out.time_base = av_inv_q(fps_);
     out_tb_ = out.time_base;
+    if (origin_known_) out.start_pts = av_rescale_q(first_pts_, in_tb_, out_tb_);
     log::info("interpolate: ", model_name_, " (", model_->info().arch, " ", model_->info().version, ") ",
               in.frame_rate.num > 0 ? str(av_q2d(in.frame_rate)) : std::string("variable"), " -> ", av_q2d(fps_),
               " fps on ", target_.describe(), scene_ > 0 ? str(", scene cuts above ", scene_) : std::string());
@@ -107,8 +113,9 @@ class InterpolateStage : public Stage {
     Anchor next{frame.image, scene_thumbnail(frame.image), frame.pts};
     last_seen_pts_ = frame.pts;
     if (!last_) {
-      first_pts_ = frame.pts;
+      if (!origin_known_) first_pts_ = frame.pts;
       last_ = std::move(next);
+      skip_grid_before(last_->pts);
       return;
     }
     const double difference = thumbnail_difference(last_->thumbnail, next.thumbnail);
@@ -161,6 +168,15 @@ class InterpolateStage : public Stage {
     }
   }
 
+  // A stretch that starts mid-video (a job's segment) begins at the first grid point that one
+  // uninterrupted run would emit after this frame became the anchor: the same comparison as
+  // emit_until's, so the two agree to the last bit.
+  void skip_grid_before(int64_t pts) {
+    const long double end = seconds(pts) - 0.5L * in_tb_.num / in_tb_.den;
+    next_k_ = std::max<int64_t>(0, int64_t(std::floor(end * fps_.num / fps_.den)) - 2);
+    while ((long double)next_k_ * fps_.den / fps_.num < end) ++next_k_;
+  }
+
   at::Tensor between(const at::Tensor& a, const at::Tensor& b, double t) {
     if (t <= 1e-6) return a;
     at::InferenceMode guard;
@@ -180,6 +196,7 @@ class InterpolateStage : public Stage {
   std::unique_ptr<models::FrameInterpolator> model_;
   std::optional<Anchor> last_;
   int64_t first_pts_ = 0, next_k_ = 0, last_seen_pts_ = 0;
+  bool origin_known_ = false;
   long double last_interval_ = 0;
   int64_t cuts_ = 0, duplicates_ = 0;
 };

@@ -35,20 +35,32 @@ std::string ProgressSnapshot::to_json(const std::string& event) const {
   nlohmann::json j{{"event", event},          {"frames_in", frames_in}, {"frames_out", frames_out},
                    {"total_frames", total_out}, {"fps", fps},           {"elapsed_s", elapsed_s},
                    {"eta_s", eta_s}};
+  if (total_in > 0) j["total_in"] = total_in;
+  if (fraction >= 0) j["fraction"] = fraction;
+  if (spent >= 0) j["cost_spent"] = spent;
+  if (projected >= 0) j["cost_projected"] = projected;
   return j.dump();
 }
 
 std::string ProgressSnapshot::to_bar(int width) const {
   std::string bar;
-  if (total_out > 0) {
-    double done = std::min(1.0, double(frames_out) / double(total_out));
+  if (fraction >= 0 || total_out > 0) {
+    double done = fraction >= 0 ? fraction : std::min(1.0, double(frames_out) / double(total_out));
     int filled = int(done * width);
     bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + str(int(done * 100)) + "% ";
   }
   char fps_text[32];
   std::snprintf(fps_text, sizeof fps_text, "%.2f", fps);
-  return str(bar, frames_out, total_out > 0 ? str("/", total_out) : std::string(), " frames  ", fps_text,
-             " fps  elapsed ", clock_text(elapsed_s), "  eta ", clock_text(eta_s));
+  std::string cost;
+  if (spent >= 0) {
+    char buf[64];
+    if (projected >= 0) std::snprintf(buf, sizeof buf, "  $%.2f spent, ~$%.2f total", spent, projected);
+    else std::snprintf(buf, sizeof buf, "  $%.2f spent", spent);
+    cost = buf;
+  }
+  const std::string count = total_in > 0 ? str(frames_in, "/", total_in, " input frames  ")
+                                         : str(frames_out, total_out > 0 ? str("/", total_out) : std::string(), " frames  ");
+  return str(bar, count, fps_text, " fps  elapsed ", clock_text(elapsed_s), "  eta ", clock_text(eta_s), cost);
 }
 
 ProgressReporter::ProgressReporter(ProgressMode mode, const ProgressCounters& counters)
@@ -73,7 +85,19 @@ ProgressSnapshot ProgressReporter::snapshot() const {
   s.total_out = counters_.total_out;
   s.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   s.fps = s.elapsed_s > 0 ? double(s.frames_out) / s.elapsed_s : 0;
-  if (s.total_out > 0 && s.fps > 0) s.eta_s = double(std::max<int64_t>(0, s.total_out - s.frames_out)) / s.fps;
+  s.total_in = counters_.total_in;
+  if (s.total_in > 0) {
+    s.fraction = std::min(1.0, double(s.frames_in) / double(s.total_in));
+    const double rate_in = s.elapsed_s > 0 ? double(s.frames_in - counters_.start_in) / s.elapsed_s : 0;
+    if (rate_in > 0) s.eta_s = double(std::max<int64_t>(0, s.total_in - s.frames_in)) / rate_in;
+  } else if (s.total_out > 0 && s.fps > 0) {
+    s.eta_s = double(std::max<int64_t>(0, s.total_out - s.frames_out)) / s.fps;
+  }
+  if (counters_.hourly_price > 0) {
+    const double hours = (counters_.earlier_seconds + s.elapsed_s) / 3600.0;
+    s.spent = hours * counters_.hourly_price;
+    if (s.fraction > 0) s.projected = s.spent / s.fraction;
+  }
   return s;
 }
 

@@ -22,8 +22,10 @@ extern "C" {
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
 #include "pipeline/stage_registry.h"
+#include "util/crash_point.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "util/str.h"
 
 namespace fs = std::filesystem;
@@ -126,6 +128,29 @@ void check_complete(const std::string& input, const media::Demuxer& demux, int64
   }
 }
 
+// The input timestamps a segment run works with (all of them INT64_MIN/MAX for a whole run).
+struct WindowBounds {
+  int64_t seek = AV_NOPTS_VALUE;  // keyframe to start decoding at
+  int64_t feed_from = INT64_MIN, feed_to = INT64_MAX;  // frames fed to the stages (inclusive)
+  int64_t keep_from = INT64_MIN, keep_to = INT64_MAX;  // output times that belong to the segment
+  bool whole() const { return feed_from == INT64_MIN && feed_to == INT64_MAX; }
+};
+
+WindowBounds window_bounds(const SegmentWindow& w, int context) {
+  const jobs::SegmentPlan& plan = *w.plan;
+  WindowBounds b;
+  // One segment (or an input whose timestamps cannot place frames): everything, no seeking.
+  if (plan.segments.size() <= 1) return b;
+  const jobs::Segment& seg = plan.segments.at(size_t(w.index));
+  const int64_t n = plan.total_frames();
+  b.feed_from = plan.frame_pts[size_t(std::max<int64_t>(0, seg.first_frame - context))];
+  b.feed_to = plan.frame_pts[size_t(std::min<int64_t>(n - 1, seg.first_frame + seg.frames - 1 + context))];
+  b.keep_from = w.index == 0 ? INT64_MIN : plan.start_pts(size_t(w.index));
+  b.keep_to = plan.start_pts(size_t(w.index) + 1);
+  if (w.seek && w.index > 0) b.seek = plan.keyframe_at_or_before(b.feed_from);
+  return b;
+}
+
 }  // namespace
 
 std::string RunReport::summary() const {
@@ -145,6 +170,11 @@ RunReport run_pipeline(const RunOptions& o) {
   const int vidx = demux.video_index();
   media::Decoder decoder(vst, o.decoder, o.input);
   std::vector<std::unique_ptr<Stage>> stages = make_stages(o.pipeline, o.stage_defaults);
+  const bool segment = o.window.has_value();
+  int context = 0;
+  for (const auto& stage : stages) context += stage->context_frames();
+  const WindowBounds window = segment ? window_bounds(*o.window, context) : WindowBounds{};
+  if (window.seek != AV_NOPTS_VALUE) demux.seek_video(window.seek);
 
   // Decode up to the first frame before anything is set up: the frame, not the container's
   // header, says what the video really is (pixel format, color, HDR side data).
@@ -161,7 +191,7 @@ RunReport run_pipeline(const RunOptions& o) {
     }
     if (pkt->stream_index == vidx) {
       decoder.decode(pkt.get(), to_primed);
-    } else {
+    } else if (!segment) {
       media::PacketPtr copy(av_packet_clone(pkt.get()));
       if (!copy) throw Error(ErrorKind::Resource, "out of memory buffering a packet");
       early_packets.push_back(std::move(copy));
@@ -171,8 +201,14 @@ RunReport run_pipeline(const RunOptions& o) {
     throw Error(ErrorKind::Input, str(o.input, demux.ended_early() ? ": truncated or unreadable before the first frame"
                                                                      : ": the video stream has no frames"));
 
+  if (window.seek != AV_NOPTS_VALUE && primed.front()->pts != AV_NOPTS_VALUE && primed.front()->pts > window.feed_from)
+    throw Error(ErrorKind::Input, str(o.input, ": seeking to segment ", o.window->index, " landed after its start"));
   const AVRational rate = av_guess_frame_rate(demux.format(), vst, nullptr);
-  const media::VideoFormat in_format = media::VideoFormat::of_frame(primed.front().get(), vst->time_base, rate);
+  media::VideoFormat in_format = media::VideoFormat::of_frame(primed.front().get(), vst->time_base, rate);
+  // Retiming stages lay their grid from the video's first frame, wherever this run starts.
+  in_format.start_pts = segment && !o.window->plan->frame_pts.empty() && !window.whole()
+                            ? o.window->plan->frame_pts.front()
+                            : (primed.front()->pts == AV_NOPTS_VALUE ? 0 : primed.front()->pts);
   media::VideoFormat out_format = in_format;
   for (auto& stage : stages) out_format = stage->configure(out_format);
   if (!stages.empty()) {
@@ -181,8 +217,8 @@ RunReport run_pipeline(const RunOptions& o) {
     if (out_format.range == AVCOL_RANGE_UNSPECIFIED) out_format.range = AVCOL_RANGE_MPEG;
   }
 
-  media::Muxer mux(o.output, o.container);
-  const bool global_header = mux.temp_path().extension() != ".ts";
+  media::Muxer mux(o.output, segment ? std::string() : o.container);
+  const bool global_header = segment ? o.window->global_header : mux.temp_path().extension() != ".ts";
   media::Encoder encoder(o.encoder, out_format, global_header);
   out_format.pix_fmt = encoder.pix_fmt();
 
@@ -192,6 +228,8 @@ RunReport run_pipeline(const RunOptions& o) {
     const AVStream* st = demux.format()->streams[i];
     if (int(i) == vidx) {
       video_out = mux.add_video(encoder.context(), vst);
+    } else if (segment) {
+      continue;  // a segment holds the video; assembling adds the other streams from the source
     } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
       log::warn(o.input, ": stream #", i, " has an unknown codec and is not copied");
     } else {
@@ -209,10 +247,14 @@ RunReport run_pipeline(const RunOptions& o) {
   }
   early_packets.clear();
 
-  ProgressCounters counters;
-  counters.total_out = expected_frames(vst);
-  if (o.max_frames > 0 && (counters.total_out == 0 || counters.total_out > o.max_frames)) counters.total_out = o.max_frames;
-  ProgressReporter progress(o.progress, counters);
+  ProgressCounters own_counters;
+  ProgressCounters& counters = o.shared_progress ? *o.shared_progress : own_counters;
+  if (!o.shared_progress) {
+    counters.total_out = expected_frames(vst);
+    if (o.max_frames > 0 && (counters.total_out == 0 || counters.total_out > o.max_frames)) counters.total_out = o.max_frames;
+  }
+  ProgressReporter progress(o.shared_progress ? ProgressMode::None : o.progress, counters);
+  int64_t frames_in = 0, frames_out = 0;  // this run's, for the report
 
   BoundedQueue<media::FramePtr> decoded(o.queue_depth), to_encode(o.queue_depth);
   FailureLatch latch;
@@ -224,12 +266,23 @@ RunReport run_pipeline(const RunOptions& o) {
       bool stopped = false;
       auto sink = [&](media::FramePtr f) {
         if (stopped) return;
-        if (o.max_frames > 0 && counters.frames_in >= o.max_frames) {
+        crash_point("decode");
+        if (!window.whole() && f->pts != AV_NOPTS_VALUE) {
+          if (f->pts < window.feed_from) return;  // decoded from the keyframe, before the segment
+          if (f->pts > window.feed_to) {
+            stopped = limited = true;  // the segment and its context are in
+            return;
+          }
+        }
+        if (!segment && o.max_frames > 0 && frames_in >= o.max_frames) {
           stopped = limited = true;  // a sample: stop reading, keep what was decoded
           return;
         }
         f->pts = timestamps.fix(f->pts);
-        ++counters.frames_in;
+        if (f->pts >= window.keep_from && f->pts < window.keep_to) {
+          ++frames_in;
+          ++counters.frames_in;
+        }
         stopped = !decoded.push(std::move(f));
       };
       while (!primed.empty() && !stopped) {
@@ -238,6 +291,7 @@ RunReport run_pipeline(const RunOptions& o) {
       }
       if (!input_done) {
         while (!stopped && demux.read(pkt.get())) {
+          throw_if_stop_requested();
           if (pkt->stream_index == vidx) {
             decoder.decode(pkt.get(), sink);
           } else if (auto it = copied.find(pkt->stream_index); it != copied.end()) {
@@ -261,7 +315,13 @@ RunReport run_pipeline(const RunOptions& o) {
       const AVFrame* current = nullptr;  // the decoded frame being processed, for its side data
 
       std::vector<Stage::Emit> emit(stages.size() + 1);
+      // Output frames outside the segment come from its context frames: not this segment's.
+      auto in_segment = [&](int64_t pts, AVRational tb) {
+        return (window.keep_from == INT64_MIN || av_compare_ts(pts, tb, window.keep_from, vst->time_base) >= 0) &&
+               (window.keep_to == INT64_MAX || av_compare_ts(pts, tb, window.keep_to, vst->time_base) < 0);
+      };
       emit[stages.size()] = [&](Frame f) {
+        if (!in_segment(f.pts, out_format.time_base)) return;
         media::FramePtr out = to_frame->convert(f.image);
         out->pts = f.pts;
         if (current) copy_hdr_frame_side_data(current, out.get());
@@ -271,7 +331,9 @@ RunReport run_pipeline(const RunOptions& o) {
         emit[i] = [&, i](Frame f) { stages[i]->push(std::move(f), emit[i + 1]); };
 
       while (auto f = decoded.pop()) {
+        throw_if_stop_requested();
         if (stages.empty()) {
+          if (!in_segment((*f)->pts, vst->time_base)) continue;
           media::FramePtr out = converter.convert(std::move(*f));
           out->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
           if (!to_encode.push(std::move(out))) return;
@@ -289,10 +351,17 @@ RunReport run_pipeline(const RunOptions& o) {
     }
   });
 
-  auto write_packet = [&](AVPacket* p) { mux.write(p, encoder.context()->time_base, video_out); };
+  std::vector<std::array<int64_t, 2>> packet_times;
+  auto write_packet = [&](AVPacket* p) {
+    if (segment) packet_times.push_back({p->pts, p->dts});
+    mux.write(p, encoder.context()->time_base, video_out);
+  };
   try {
     while (auto f = to_encode.pop()) {
+      throw_if_stop_requested();
       encoder.encode(f->get(), write_packet);
+      crash_point("encode");
+      ++frames_out;
       ++counters.frames_out;
     }
     if (!latch.failed()) encoder.encode(nullptr, write_packet);
@@ -302,13 +371,15 @@ RunReport run_pipeline(const RunOptions& o) {
   demux_thread.join();
   process_thread.join();
   latch.rethrow();
-  if (!limited) check_complete(o.input, demux, timestamps.last(), rate);
+  if (!limited && !segment) check_complete(o.input, demux, timestamps.last(), rate);
   mux.finish();
   progress.finish();
 
   RunReport report;
-  report.frames_in = counters.frames_in;
-  report.frames_out = counters.frames_out;
+  report.encoder_time_base = encoder.context()->time_base;
+  report.packet_times = std::move(packet_times);
+  report.frames_in = frames_in;
+  report.frames_out = frames_out;
   report.decode_errors = decoder.error_count();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.output = o.output;

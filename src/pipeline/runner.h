@@ -8,14 +8,28 @@
 // only when it is complete; the input is never written.
 #include <cstdint>
 #include <filesystem>
+#include <array>
 #include <map>
+#include <vector>
+#include <optional>
 #include <string>
 
+#include "jobs/segment_plan.h"
 #include "media/decoder.h"
 #include "media/encoder.h"
 #include "pipeline/progress.h"
 
 namespace framelift::pipeline {
+
+// One segment of a job (see jobs/segment_plan.h): the run decodes from a keyframe before it,
+// feeds the stages the segment plus the context they ask for (Stage::context_frames), keeps the
+// output frames whose time falls in the segment, and writes the video stream only.
+struct SegmentWindow {
+  const jobs::SegmentPlan* plan = nullptr;
+  int index = 0;
+  bool seek = true;           // false: decode from the start (for inputs whose seeks land late)
+  bool global_header = true;  // as the final container wants (segments are copied into it)
+};
 
 struct RunOptions {
   std::string input;                 // file or URL
@@ -31,9 +45,17 @@ struct RunOptions {
   // Options every stage reads unless its own text sets them: device, precision, threads, tile,
   // tile_overlap, batch, max_memory (the CLI's --device, --precision, ... flags).
   std::map<std::string, std::string> stage_defaults;
+  std::optional<SegmentWindow> window;
+  // When set, the run adds to these (a job's overall progress) and shows no progress itself.
+  ProgressCounters* shared_progress = nullptr;
 };
 
 struct RunReport {
+  // A segment's video packets' timestamps as the encoder made them, in encoder_time_base: the
+  // segment file's container may shift or drop some (NUT leaves the first decode timestamps
+  // unset), and assembling must give the final muxer exactly what one uninterrupted run would.
+  AVRational encoder_time_base{1, 1};
+  std::vector<std::array<int64_t, 2>> packet_times;  // {pts, dts} per packet, in order
   int64_t frames_in = 0;
   int64_t frames_out = 0;
   int64_t decode_errors = 0;

@@ -23,6 +23,10 @@ class Stage {
   virtual media::VideoFormat configure(const media::VideoFormat& input) = 0;
   virtual void push(Frame frame, const Emit& emit) = 0;
   virtual void flush(const Emit& emit) {}
+  // Input frames the stage needs on each side of a stretch to produce that stretch's output
+  // exactly as in one uninterrupted run (interpolation: the neighbour it blends with). A job's
+  // segment is fed this much more, and what those frames produce outside it is dropped.
+  virtual int context_frames() const { return 0; }
 };
 
 }  // namespace framelift::pipeline

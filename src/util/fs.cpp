@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/crash_point.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -35,6 +36,7 @@ fs::path partial_path_for(const fs::path& final_path) {
 
 void commit_file(const fs::path& temp, const fs::path& final_path) {
   fsync_path(temp, O_RDONLY);
+  crash_point("commit");
   std::error_code ec;
   fs::rename(temp, final_path, ec);
   if (ec) throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", ec.message(), ")"));

@@ -1,0 +1,150 @@
+#include "jobs/assemble.h"
+
+#include <memory>
+#include <optional>
+
+extern "C" {
+#include <libavutil/mathematics.h>
+}
+
+#include "media/demuxer.h"
+#include "media/muxer.h"
+#include "util/crash_point.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace framelift::jobs {
+namespace {
+
+// The segments' video packets, one segment after the other, as one stream.
+class SegmentReader {
+ public:
+  SegmentReader(const JobDir& dir, const std::map<int, SegmentRecord>& records, int count)
+      : dir_(dir), records_(records), count_(count) {}
+
+  // The next packet with the encoder's own timestamps (in time_base()), or false after the last
+  // segment.
+  bool next(AVPacket* pkt) {
+    for (;;) {
+      const SegmentRecord& record = records_.at(index_ < count_ ? index_ : count_ - 1);
+      if (!demux_) {
+        if (index_ >= count_) return false;
+        demux_ = std::make_unique<media::Demuxer>(dir_.segment_file(index_).string());
+        packet_ = 0;
+      }
+      if (demux_->read(pkt)) {
+        if (pkt->stream_index != demux_->video_index()) continue;
+        if (packet_ >= record.packets.size()) break;
+        pkt->pts = record.packets[packet_][0];
+        pkt->dts = record.packets[packet_][1];
+        ++packet_;
+        time_base_ = AVRational{record.time_base_num, record.time_base_den};
+        return true;
+      }
+      if (demux_->ended_early() || packet_ != record.packets.size()) break;
+      demux_.reset();
+      ++index_;
+    }
+    throw Error(ErrorKind::Input, str(dir_.segment_file(index_).string(),
+                                      ": holds other packets than its journal record; delete it and resume"));
+  }
+  AVRational time_base() const { return time_base_; }
+
+ private:
+  const JobDir& dir_;
+  const std::map<int, SegmentRecord>& records_;
+  int count_;
+  int index_ = 0;
+  size_t packet_ = 0;
+  std::unique_ptr<media::Demuxer> demux_;
+  AVRational time_base_{1, 1};
+};
+
+}  // namespace
+
+AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
+                                 const std::map<int, SegmentRecord>& done) {
+  std::string missing;
+  int64_t expected_frames = 0;
+  for (const Segment& s : plan.segments) {
+    auto it = done.find(s.index);
+    if (it == done.end()) missing += (missing.empty() ? "" : ", ") + std::to_string(s.index);
+    else expected_frames += it->second.frames_out;
+  }
+  if (!missing.empty())
+    throw Error(ErrorKind::Usage, str(dir.root().string(), ": segments not finished yet: ", missing));
+
+  media::Demuxer source(spec.input);
+  media::Demuxer first(dir.segment_file(0).string());
+  const AVStream* svid = source.video_stream();
+  const AVRational rate = av_guess_frame_rate(first.format(), first.video_stream(), nullptr);
+
+  media::Muxer mux(spec.output, spec.container);
+  std::map<int, int> copied;
+  int video_out = -1;
+  for (unsigned i = 0; i < source.format()->nb_streams; ++i) {
+    const AVStream* st = source.format()->streams[i];
+    if (int(i) == source.video_index()) video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
+    else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) copied[int(i)] = mux.add_copy(st);
+  }
+  mux.copy_global_metadata(source.format());
+  mux.write_header();
+
+  // A sample job (--max-frames) keeps the other streams up to where its video ends.
+  const int64_t video_end = spec.max_frames > 0 ? plan.frame_pts.back() : INT64_MAX;
+  SegmentReader segments(dir, done, int(plan.segments.size()));
+  media::PacketPtr vpkt = media::make_packet(), opkt = media::make_packet();
+  bool have_video = segments.next(vpkt.get());
+  auto read_other = [&] {
+    while (source.read(opkt.get()))
+      if (copied.count(opkt->stream_index)) return true;
+    return false;
+  };
+  bool have_other = read_other();
+  AssembleReport report;
+  int64_t last_dts = AV_NOPTS_VALUE;
+  auto when = [](const AVPacket* p) { return p->dts != AV_NOPTS_VALUE ? p->dts : p->pts; };
+  while (have_video || have_other) {
+    const AVRational otb = have_other ? source.format()->streams[opkt->stream_index]->time_base : AVRational{1, 1};
+    const bool video_first =
+        have_video && (!have_other || av_compare_ts(when(vpkt.get()), segments.time_base(), when(opkt.get()), otb) <= 0);
+    if (video_first) {
+      // Each segment's encoder starts its decode timestamps a few frames before its first
+      // picture; with B-frames that can touch the previous segment's last one.
+      if (last_dts != AV_NOPTS_VALUE && vpkt->dts != AV_NOPTS_VALUE && vpkt->dts <= last_dts) vpkt->dts = last_dts + 1;
+      if (vpkt->dts != AV_NOPTS_VALUE) last_dts = vpkt->dts;
+      mux.write(vpkt.get(), segments.time_base(), video_out);
+      ++report.video_frames;
+      crash_point("assemble");
+      have_video = segments.next(vpkt.get());
+    } else {
+      const bool past_end = video_end != INT64_MAX && opkt->pts != AV_NOPTS_VALUE &&
+                            av_compare_ts(opkt->pts, otb, video_end, plan.time_base) > 0;
+      if (!past_end) {
+        mux.write(opkt.get(), otb, copied[opkt->stream_index]);
+        ++report.other_packets;
+      }
+      have_other = read_other();
+    }
+  }
+  if (report.video_frames != expected_frames)
+    throw Error(ErrorKind::Output, str(spec.output, ": assembled ", report.video_frames, " frames, the journal records ",
+                                       expected_frames, "; not written"));
+  mux.finish();
+  report.segments = int(plan.segments.size());
+  report.output = spec.output;
+  return report;
+}
+
+int64_t count_video_packets(const std::filesystem::path& file) {
+  media::Demuxer demux(file.string());
+  media::PacketPtr pkt = media::make_packet();
+  int64_t n = 0;
+  while (demux.read(pkt.get()))
+    if (pkt->stream_index == demux.video_index()) ++n;
+  if (demux.ended_early()) throw Error(ErrorKind::Input, str(file.string(), ": cannot be read to the end"));
+  return n;
+}
+
+}  // namespace framelift::jobs

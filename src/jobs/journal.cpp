@@ -1,0 +1,85 @@
+#include "jobs/journal.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "net/sha256.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::jobs {
+
+void Journal::commit(SegmentRecord record, const fs::path& written) {
+  std::error_code ec;
+  record.bytes = int64_t(fs::file_size(written, ec));
+  if (ec) throw Error(ErrorKind::Output, str(written.string(), ": segment vanished before commit (", ec.message(), ")"));
+  record.sha256 = net::sha256_file(written);
+  commit_file(written, dir_.segment_file(record.index));
+  const nlohmann::json j{{"index", record.index},         {"bytes", record.bytes},     {"sha256", record.sha256},
+                         {"frames_in", record.frames_in}, {"frames_out", record.frames_out},
+                         {"seconds", record.seconds},     {"worker", record.worker},
+                         {"time_base", {record.time_base_num, record.time_base_den}},
+                         {"packets", record.packets}};
+  write_file_atomic(dir_.record_file(record.index), j.dump(1) + "\n");
+}
+
+std::optional<SegmentRecord> Journal::load(int index) const {
+  std::ifstream in(dir_.record_file(index));
+  if (!in) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    SegmentRecord r;
+    r.index = j.at("index").get<int>();
+    r.bytes = j.at("bytes").get<int64_t>();
+    r.sha256 = j.at("sha256").get<std::string>();
+    r.frames_in = j.at("frames_in").get<int64_t>();
+    r.frames_out = j.at("frames_out").get<int64_t>();
+    r.seconds = j.value("seconds", 0.0);
+    r.worker = j.value("worker", "");
+    r.time_base_num = j.at("time_base").at(0).get<int>();
+    r.time_base_den = j.at("time_base").at(1).get<int>();
+    r.packets = j.at("packets").get<std::vector<std::array<int64_t, 2>>>();
+    if (r.index != index) return std::nullopt;
+    return r;
+  } catch (const nlohmann::json::exception&) {
+    // Records are written atomically, so this is damage from outside; redo the segment.
+    log::warn(dir_.record_file(index).string(), ": unreadable journal record; the segment will be redone");
+    return std::nullopt;
+  }
+}
+
+std::map<int, SegmentRecord> Journal::finished(bool verify) const {
+  std::map<int, SegmentRecord> done;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_.journal_dir(), ec)) {
+    const fs::path p = entry.path();
+    if (p.extension() != ".json" || p.filename().string()[0] == '.') continue;
+    int index = -1;
+    try {
+      index = std::stoi(p.stem().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    std::optional<SegmentRecord> r = load(index);
+    if (!r) continue;
+    const fs::path segment = dir_.segment_file(index);
+    std::error_code size_ec;
+    const auto size = fs::file_size(segment, size_ec);
+    if (size_ec || int64_t(size) != r->bytes) {
+      log::warn(segment.string(), ": missing or not the recorded size; the segment will be redone");
+      continue;
+    }
+    if (verify && net::sha256_file(segment) != r->sha256) {
+      log::warn(segment.string(), ": checksum differs from the journal; the segment will be redone");
+      continue;
+    }
+    done[index] = *r;
+  }
+  return done;
+}
+
+}  // namespace framelift::jobs

@@ -1,0 +1,117 @@
+#include "jobs/segment_plan.h"
+
+#include <algorithm>
+#include <climits>
+#include <nlohmann/json.hpp>
+
+#include "media/av_ptr.h"
+#include "media/demuxer.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/str.h"
+
+namespace framelift::jobs {
+namespace {
+
+// Long enough that per-segment costs (a seek, a keyframe, the encoder's start) stay small; short
+// enough that a reclaimed instance loses little: on a GPU, seconds of work.
+constexpr double kDefaultSegmentSeconds = 10;
+
+// Where each segment starts (frame indices), from the target length and the keyframes.
+std::vector<int64_t> choose_starts(const std::vector<int64_t>& pts, const std::vector<int64_t>& keyframes,
+                                   int64_t segment_frames) {
+  std::vector<int64_t> starts{0};
+  const int64_t n = int64_t(pts.size());
+  const int64_t slack = segment_frames / 4;
+  while (true) {
+    const int64_t target = starts.back() + segment_frames;
+    if (target >= n) break;
+    // The keyframe closest to the target within the slack, if any.
+    int64_t best = target, best_distance = slack + 1;
+    const int64_t lo = std::max(starts.back() + 1, target - slack), hi = std::min(n - 1, target + slack);
+    auto it = std::lower_bound(keyframes.begin(), keyframes.end(), pts[lo]);
+    for (; it != keyframes.end() && *it <= pts[hi]; ++it) {
+      const int64_t index = std::lower_bound(pts.begin(), pts.end(), *it) - pts.begin();
+      if (std::abs(index - target) < best_distance) best = index, best_distance = std::abs(index - target);
+    }
+    // A last segment shorter than a quarter is merged into the one before.
+    if (n - best < std::max<int64_t>(1, slack)) break;
+    starts.push_back(best);
+  }
+  return starts;
+}
+
+}  // namespace
+
+int64_t SegmentPlan::start_pts(size_t i) const {
+  if (i >= segments.size()) return INT64_MAX;
+  return frame_pts[segments[i].first_frame];
+}
+
+int64_t SegmentPlan::keyframe_at_or_before(int64_t pts) const {
+  auto it = std::upper_bound(keyframe_pts.begin(), keyframe_pts.end(), pts);
+  if (it == keyframe_pts.begin()) return frame_pts.empty() ? 0 : frame_pts.front();
+  return *std::prev(it);
+}
+
+SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int64_t max_frames) {
+  media::Demuxer demux(input);
+  const int vidx = demux.video_index();
+  SegmentPlan plan;
+  plan.time_base = demux.video_stream()->time_base;
+  media::PacketPtr pkt = media::make_packet();
+  bool timestamps_usable = true;
+  while (demux.read(pkt.get())) {
+    if (pkt->stream_index != vidx) continue;
+    if (pkt->flags & AV_PKT_FLAG_DISCARD) continue;
+    if (pkt->pts == AV_NOPTS_VALUE) {
+      timestamps_usable = false;
+      plan.frame_pts.push_back(plan.frame_pts.empty() ? 0 : plan.frame_pts.back() + 1);
+      continue;
+    }
+    plan.frame_pts.push_back(pkt->pts);
+    if (pkt->flags & AV_PKT_FLAG_KEY) plan.keyframe_pts.push_back(pkt->pts);
+  }
+  if (plan.frame_pts.empty()) throw Error(ErrorKind::Input, str(input, ": the video stream has no frames"));
+  std::sort(plan.frame_pts.begin(), plan.frame_pts.end());
+  std::sort(plan.keyframe_pts.begin(), plan.keyframe_pts.end());
+  if (std::adjacent_find(plan.frame_pts.begin(), plan.frame_pts.end()) != plan.frame_pts.end()) timestamps_usable = false;
+  if (max_frames > 0 && int64_t(plan.frame_pts.size()) > max_frames) plan.frame_pts.resize(size_t(max_frames));
+
+  std::vector<int64_t> starts{0};
+  if (!timestamps_usable) {
+    log::warn(input, ": missing or repeated timestamps; the job runs as one segment (resumable only as a whole)");
+  } else {
+    if (segment_frames <= 0) {
+      const AVRational rate = av_guess_frame_rate(demux.format(), demux.video_stream(), nullptr);
+      segment_frames = rate.num > 0 ? std::max<int64_t>(1, int64_t(kDefaultSegmentSeconds * av_q2d(rate) + 0.5)) : 250;
+    }
+    starts = choose_starts(plan.frame_pts, plan.keyframe_pts, segment_frames);
+  }
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t end = i + 1 < starts.size() ? starts[i + 1] : plan.total_frames();
+    plan.segments.push_back(Segment{int(i), starts[i], end - starts[i]});
+  }
+  return plan;
+}
+
+nlohmann::json to_json(const SegmentPlan& plan) {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const Segment& s : plan.segments) segments.push_back({s.first_frame, s.frames});
+  return {{"time_base", {plan.time_base.num, plan.time_base.den}},
+          {"frame_pts", plan.frame_pts},
+          {"keyframe_pts", plan.keyframe_pts},
+          {"segments", segments}};
+}
+
+SegmentPlan plan_from_json(const nlohmann::json& j) {
+  SegmentPlan plan;
+  plan.time_base = {j.at("time_base").at(0).get<int>(), j.at("time_base").at(1).get<int>()};
+  plan.frame_pts = j.at("frame_pts").get<std::vector<int64_t>>();
+  plan.keyframe_pts = j.at("keyframe_pts").get<std::vector<int64_t>>();
+  int index = 0;
+  for (const auto& s : j.at("segments")) plan.segments.push_back(Segment{index++, s.at(0).get<int64_t>(), s.at(1).get<int64_t>()});
+  return plan;
+}
+
+}  // namespace framelift::jobs

@@ -1,0 +1,364 @@
+#include "pipeline/job_runner.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/assemble.h"
+#include "jobs/claims.h"
+#include "jobs/fingerprint.h"
+#include "jobs/job_dir.h"
+#include "jobs/job_spec.h"
+#include "jobs/journal.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/stop.h"
+#include "util/str.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool wants_global_header(const RunOptions& o) {
+  return o.output.extension() != ".ts" && o.container != "mpegts";
+}
+
+jobs::JobSpec spec_of(const JobOptions& o) {
+  jobs::JobSpec s;
+  s.framelift_version = o.framelift_version;
+  s.input = o.run.input;
+  s.input_fingerprint = jobs::fingerprint_input(o.run.input);
+  s.output = fs::absolute(o.run.output).string();
+  s.container = o.run.container;
+  s.pipeline = o.run.pipeline;
+  s.stage_defaults = o.run.stage_defaults;
+  s.encoder = o.run.encoder;
+  s.decoder = o.run.decoder;
+  s.segment_frames = o.segment_frames;
+  s.max_frames = o.run.max_frames;
+  return s;
+}
+
+nlohmann::json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error(ErrorKind::Usage, str(file.string(), ": cannot read"));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::Usage, str(file.string(), ": damaged (", e.what(), ")"));
+  }
+}
+
+struct OpenJob {
+  jobs::JobDir dir;
+  jobs::JobSpec spec;
+  jobs::SegmentPlan plan;
+};
+
+OpenJob load_job(const fs::path& root) {
+  jobs::JobDir dir(root);
+  if (!dir.exists()) throw Error(ErrorKind::Usage, str(root.string(), ": no job here (job.json is missing)"));
+  return OpenJob{dir, jobs::spec_from_json(read_json(dir.spec_file())), jobs::plan_from_json(read_json(dir.plan_file()))};
+}
+
+// Opens the job in the folder when it is this job, else creates it. The plan is written before
+// job.json: job.json is what marks a folder as a job, so a crash in between leaves no half job.
+OpenJob open_or_create(const JobOptions& o, const fs::path& root) {
+  jobs::JobSpec wanted = spec_of(o);
+  jobs::JobDir dir(root);
+  if (dir.exists()) {
+    OpenJob saved = load_job(root);
+    const std::string difference = jobs::spec_difference(saved.spec, wanted);
+    if (difference.empty()) {
+      saved.spec.output = wanted.output;  // the output may move; the segments stay valid
+      saved.spec.stage_defaults = wanted.stage_defaults;
+      return saved;
+    }
+    if (!o.restart)
+      throw Error(ErrorKind::Usage, str(root.string(), ": ", difference,
+                                        "; add --restart to discard its finished segments and start over"));
+    log::warn(root.string(), ": ", difference, "; starting over (--restart)");
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    if (ec) throw Error(ErrorKind::Output, str(root.string(), ": cannot clear the job folder (", ec.message(), ")"));
+  }
+  dir.create();
+  OpenJob job{dir, wanted, jobs::plan_segments(o.run.input, o.segment_frames, o.run.max_frames)};
+  write_file_atomic(dir.plan_file(), jobs::to_json(job.plan).dump() + "\n");
+  write_file_atomic(dir.spec_file(), jobs::to_json(job.spec).dump(1) + "\n");
+  return job;
+}
+
+// Keeps this worker's claims fresh while it works, so that other workers can tell it is alive.
+class Heartbeat {
+ public:
+  Heartbeat(jobs::SegmentClaims& claims, std::chrono::seconds stale_after)
+      : claims_(claims),
+        period_(std::max<std::chrono::milliseconds>(std::chrono::milliseconds(500), stale_after / 4)),
+        thread_([this] { loop(); }) {}
+  ~Heartbeat() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, period_, [&] { return stop_; })) claims_.heartbeat();
+  }
+  jobs::SegmentClaims& claims_;
+  std::chrono::milliseconds period_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+struct ClaimGuard {
+  jobs::SegmentClaims& claims;
+  int index;
+  ~ClaimGuard() { claims.release(index); }
+};
+
+// What all workers of this process share.
+struct Shared {
+  const JobOptions& options;
+  const OpenJob& job;
+  jobs::Journal journal;
+  ProgressCounters counters;
+  std::atomic<int> done_now{0};
+  std::atomic<int64_t> frames_in{0}, frames_out{0};
+  std::atomic<bool> failed{false};
+};
+
+// One worker: takes unfinished segments of its selection until none is left, waiting for
+// segments other workers hold (they finish them, or die and their claims go stale).
+void work(Shared& shared, const std::string& device) {
+  const OpenJob& job = shared.job;
+  const JobOptions& o = shared.options;
+  jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), o.claim_stale_after);
+  Heartbeat heartbeat(claims, o.claim_stale_after);
+  RunOptions base = o.run;
+  if (!device.empty()) base.stage_defaults["device"] = device;
+  base.overwrite = true;
+  base.progress = ProgressMode::None;
+  base.shared_progress = &shared.counters;
+  const int total = int(job.plan.segments.size());
+  for (;;) {
+    throw_if_stop_requested();
+    if (shared.failed) return;
+    const std::map<int, jobs::SegmentRecord> done = shared.journal.finished(false);
+    bool left = false, took = false;
+    for (const jobs::Segment& seg : job.plan.segments) {
+      if (!o.selection.includes(seg.index, total) || done.count(seg.index)) continue;
+      left = true;
+      if (!claims.try_claim(seg.index)) continue;
+      ClaimGuard guard{claims, seg.index};
+      if (shared.journal.load(seg.index) && shared.journal.finished(false).count(seg.index)) continue;  // just finished by another worker
+      took = true;
+      RunOptions run = base;
+      run.output = job.dir.temp_dir() / (jobs::segment_name(seg.index) + "." + std::to_string(::getpid()) + "." +
+                                         std::to_string(std::hash<std::string>{}(claims.worker()) % 100000) + ".nut");
+      run.window = SegmentWindow{&job.plan, seg.index, true, wants_global_header(o.run)};
+      const auto start = Clock::now();
+      RunReport report;
+      try {
+        report = run_pipeline(run);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Input || std::string(e.what()).find("landed after") == std::string::npos) throw;
+        log::info("segment ", seg.index, ": the input cannot seek precisely; decoding from the start");
+        run.window->seek = false;
+        report = run_pipeline(run);
+      }
+      if (report.frames_in != seg.frames)
+        log::warn("segment ", seg.index, ": ", report.frames_in, " of ", seg.frames, " input frames decoded");
+      if (!claims.holds(seg.index)) {
+        log::warn("segment ", seg.index, ": taken over by ", claims.holder(seg.index), " while this worker stalled; dropping this copy");
+        std::error_code ec;
+        fs::remove(run.output, ec);
+        break;
+      }
+      jobs::SegmentRecord record;
+      record.index = seg.index;
+      record.frames_in = report.frames_in;
+      record.frames_out = report.frames_out;
+      record.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      record.worker = claims.worker();
+      record.time_base_num = report.encoder_time_base.num;
+      record.time_base_den = report.encoder_time_base.den;
+      record.packets = std::move(report.packet_times);
+      shared.journal.commit(record, run.output);
+      ++shared.done_now;
+      shared.frames_in += report.frames_in;
+      shared.frames_out += report.frames_out;
+      log::debug("segment ", seg.index, " done: ", report.frames_out, " frames in ", record.seconds, " s");
+      break;  // list again: other workers move on too
+    }
+    if (!left) return;
+    if (!took) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+int count_done(const jobs::Journal& journal, const OpenJob& job, const jobs::SegmentSelection* selection) {
+  const auto done = journal.finished(false);
+  int n = 0;
+  for (const jobs::Segment& s : job.plan.segments)
+    if (done.count(s.index) && (!selection || selection->includes(s.index, int(job.plan.segments.size())))) ++n;
+  return n;
+}
+
+// Assembles unless another worker that finished at the same moment is doing it.
+bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done) {
+  jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), std::chrono::seconds(600));
+  if (!claims.try_claim(jobs::kAssembleClaim)) {
+    log::info("another worker (", claims.holder(jobs::kAssembleClaim), ") is assembling ", job.spec.output);
+    return false;
+  }
+  ClaimGuard guard{claims, jobs::kAssembleClaim};
+  jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done);
+  // Check what is on disk before anything (a hook, a shutdown) trusts it.
+  const int64_t frames = jobs::count_video_packets(report.output);
+  if (frames != report.video_frames)
+    throw Error(ErrorKind::Output, str(report.output.string(), ": holds ", frames, " frames after assembly, expected ", report.video_frames));
+  log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
+            " segment(s), ", report.other_packets, " packets of other streams copied");
+  return true;
+}
+
+}  // namespace
+
+std::string JobReport::summary() const {
+  std::string s = str(done_now, " segment(s) processed this run (", frames_in, " input -> ", frames_out, " frames, ",
+                      seconds, " s)");
+  if (done_before) s += str(", ", done_before, " finished earlier");
+  if (remaining) s += str(", ", remaining, " of ", segments, " left for other workers");
+  if (assembled) s += ", output assembled";
+  return s;
+}
+
+JobReport run_job(const JobOptions& o) {
+  const auto start = Clock::now();
+  if (o.run.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
+  if (same_file(o.run.input, o.run.output))
+    throw Error(ErrorKind::Usage, str(o.run.output.string(), ": the output would overwrite the input"));
+  std::error_code ec;
+  if (o.assemble && fs::exists(o.run.output, ec) && !o.run.overwrite)
+    throw Error(ErrorKind::Output, str(o.run.output.string(), ": already exists (use -y to overwrite)"));
+  const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
+  const OpenJob job = open_or_create(o, dir);
+  JobReport report;
+  report.job_dir = dir;
+  report.segments = int(job.plan.segments.size());
+  if (o.prepare_only) {
+    log::info("prepared ", dir.string(), ": ", report.segments, " segment(s) of ", job.plan.total_frames(), " frames");
+    return report;
+  }
+
+  Shared shared{o, job, jobs::Journal(job.dir)};
+  // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
+  const auto done = shared.journal.finished(true);
+  report.done_before = int(done.size());
+  int64_t done_frames = 0;
+  double earlier_seconds = 0;
+  for (const auto& [index, record] : done) done_frames += record.frames_in, earlier_seconds += record.seconds;
+  shared.counters.total_in = job.plan.total_frames();
+  shared.counters.frames_in = done_frames;
+  shared.counters.start_in = done_frames;
+  shared.counters.earlier_seconds = earlier_seconds;
+  shared.counters.hourly_price = o.hourly_price;
+  if (report.done_before)
+    log::info("resuming ", dir.string(), ": ", report.done_before, " of ", report.segments, " segment(s) already done");
+  {
+    ProgressReporter progress(o.progress, shared.counters);
+    const std::vector<std::string> devices = o.devices.empty() ? std::vector<std::string>{""} : o.devices;
+    std::vector<std::thread> workers;
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    for (const std::string& device : devices) {
+      workers.emplace_back([&, device] {
+        try {
+          work(shared, device);
+        } catch (...) {
+          std::lock_guard lock(error_mutex);
+          if (!error) error = std::current_exception();
+          shared.failed = true;
+        }
+      });
+    }
+    for (auto& t : workers) t.join();
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Interrupted) throw;
+        const int finished = count_done(shared.journal, job, nullptr);
+        throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments,
+                                                " segment(s) finished and kept in ", dir.string(),
+                                                "; run the same command again to resume"));
+      }
+    }
+    progress.finish();
+  }
+  report.done_now = shared.done_now;
+  report.frames_in = shared.frames_in;
+  report.frames_out = shared.frames_out;
+  const auto finished = shared.journal.finished(false);
+  report.remaining = report.segments - int(finished.size());
+  if (report.remaining == 0 && o.assemble) {
+    report.assembled = assemble_once(job, finished);
+    const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
+    if (report.assembled && own_folder) fs::remove_all(dir, ec);
+  }
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+RunOptions load_job_run_options(const fs::path& job_dir, int64_t* segment_frames) {
+  const OpenJob job = load_job(job_dir);
+  RunOptions r;
+  r.input = job.spec.input;
+  r.output = job.spec.output;
+  r.container = job.spec.container;
+  r.pipeline = job.spec.pipeline;
+  r.stage_defaults = job.spec.stage_defaults;
+  r.encoder = job.spec.encoder;
+  r.decoder = job.spec.decoder;
+  r.max_frames = job.spec.max_frames;
+  if (segment_frames) *segment_frames = job.spec.segment_frames;
+  return r;
+}
+
+fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seconds wait) {
+  const OpenJob job = load_job(job_dir);
+  std::error_code ec;
+  if (fs::exists(job.spec.output, ec) && !overwrite)
+    throw Error(ErrorKind::Output, str(job.spec.output, ": already exists (use -y to overwrite)"));
+  if (jobs::fingerprint_input(job.spec.input) != job.spec.input_fingerprint)
+    throw Error(ErrorKind::Input, str(job.spec.input, ": changed since the job started; its audio would not match"));
+  jobs::Journal journal(job.dir);
+  const auto deadline = Clock::now() + wait;
+  while (int(journal.finished(false).size()) < int(job.plan.segments.size()) && Clock::now() < deadline) {
+    throw_if_stop_requested();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  if (!assemble_once(job, journal.finished(true)))
+    throw Error(ErrorKind::Usage, str(job_dir.string(), ": another worker is assembling this job"));
+  return job.spec.output;
+}
+
+}  // namespace framelift::pipeline
