@@ -26,8 +26,21 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool with_run_flags) {
   cmd->add_option("--claim-timeout", a.claim_timeout_s, "Seconds without heartbeat after which a worker's segment is taken over")
       ->capture_default_str()
       ->group(g);
-  cmd->add_option("--hourly-price", a.hourly_price, "Price of this machine per hour: progress shows money spent and projected")
-      ->group(g);
+  auto* l = "Rented machines (see docs/lifecycle.md)";
+  cmd->add_option("--watch-preemption", a.watch_preemption,
+                  "Stop cleanly on a spot/preemption notice: aws, gcp, azure, auto or off")
+      ->capture_default_str()
+      ->group(l);
+  cmd->add_option("--on-complete", a.on_complete, "Shell command run when the job is done (FRAMELIFT_OUTPUT, FRAMELIFT_STATUS, ...)")
+      ->group(l);
+  cmd->add_option("--on-fail", a.on_fail, "Shell command run when the job fails or is stopped")->group(l);
+  cmd->add_flag("--shutdown-when-done", a.shutdown_when_done, "Shut the machine down once the output is assembled and verified")
+      ->group(l);
+  cmd->add_option("--shutdown-command", a.shutdown_command,
+                  "How to shut down (default $FRAMELIFT_SHUTDOWN_COMMAND, else `shutdown -h now`)")
+      ->group(l);
+  cmd->add_option("--hourly-price", a.hourly_price, "USD per hour of this machine: progress shows money spent and projected")
+      ->group(l);
 }
 
 int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
@@ -42,7 +55,12 @@ int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
   o.progress = run.progress;
   o.framelift_version = FRAMELIFT_VERSION;
   o.claim_stale_after = std::chrono::seconds(std::max(5, a.claim_timeout_s));
-  o.hourly_price = a.hourly_price;
+  o.lifecycle.watch_preemption = lifecycle::parse_watch_provider(a.watch_preemption);
+  o.lifecycle.on_complete = a.on_complete;
+  o.lifecycle.on_fail = a.on_fail;
+  o.lifecycle.shutdown_when_done = a.shutdown_when_done;
+  o.lifecycle.shutdown_command = a.shutdown_command;
+  if (!a.hourly_price.empty()) o.lifecycle.hourly_price = lifecycle::parse_hourly_price(a.hourly_price);
   if (!a.shard.empty() && !a.segments.empty()) throw Error(ErrorKind::Usage, "give --shard or --segments, not both");
   if (!a.shard.empty()) o.selection = jobs::parse_shard(a.shard);
   if (!a.segments.empty()) o.selection = jobs::parse_segment_range(a.segments);
@@ -55,6 +73,7 @@ int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
     start = comma == std::string::npos ? a.devices.size() : comma + 1;
   }
   const pipeline::JobReport report = pipeline::run_job(o);
+  if (report.decode_errors) log::warn(run.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
   log::info(report.summary());
   if (!o.prepare_only && report.remaining > 0 && !o.selection.sharded())
     log::info("segments remain; when they are done: framelift assemble --job-dir ", report.job_dir.string());

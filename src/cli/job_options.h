@@ -14,7 +14,8 @@ struct JobArgs {
   bool restart = false, prepare = false, no_assemble = false, keep_job = false, no_job = false;
   std::string shard, segments, devices;
   int claim_timeout_s = 120;
-  double hourly_price = 0;
+  std::string hourly_price, watch_preemption = "off", on_complete, on_fail, shutdown_command;
+  bool shutdown_when_done = false;
 };
 
 // `resume` has no -i/-o: with_run_flags false leaves out the flags that only make sense when the

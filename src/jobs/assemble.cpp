@@ -11,6 +11,7 @@ extern "C" {
 #include "media/muxer.h"
 #include "util/crash_point.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -38,6 +39,7 @@ class SegmentReader {
         if (packet_ >= record.packets.size()) break;
         pkt->pts = record.packets[packet_][0];
         pkt->dts = record.packets[packet_][1];
+        pkt->duration = record.packets[packet_][2];
         ++packet_;
         time_base_ = AVRational{record.time_base_num, record.time_base_den};
         return true;
@@ -80,6 +82,8 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   const AVStream* svid = source.video_stream();
   const AVRational rate = av_guess_frame_rate(first.format(), first.video_stream(), nullptr);
 
+  // An assembly killed midway left its temporary file; this one starts over.
+  remove_orphaned_partials(spec.output);
   media::Muxer mux(spec.output, spec.container);
   std::map<int, int> copied;
   int video_out = -1;

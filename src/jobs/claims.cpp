@@ -90,6 +90,8 @@ void SegmentClaims::release(int index) {
     std::lock_guard guard(mutex_);
     if (!held_.erase(index)) return;
   }
+  // Taken over meanwhile: the lock is the new holder's now.
+  if (!holds(index)) return;
   std::error_code ec;
   fs::remove(dir_.claim_file(index), ec);
 }

@@ -42,7 +42,7 @@ std::optional<SegmentRecord> Journal::load(int index) const {
     r.worker = j.value("worker", "");
     r.time_base_num = j.at("time_base").at(0).get<int>();
     r.time_base_den = j.at("time_base").at(1).get<int>();
-    r.packets = j.at("packets").get<std::vector<std::array<int64_t, 2>>>();
+    r.packets = j.at("packets").get<std::vector<std::array<int64_t, 3>>>();
     if (r.index != index) return std::nullopt;
     return r;
   } catch (const nlohmann::json::exception&) {

@@ -24,10 +24,10 @@ struct SegmentRecord {
   int64_t frames_out = 0;  // frames it holds
   double seconds = 0;      // processing time (the cost meter adds these up across runs)
   std::string worker;
-  // The encoder's timestamps of the segment's packets, {pts, dts} in order (see
+  // The encoder's timestamps of the segment's packets, {pts, dts, duration} in order (see
   // pipeline::RunReport::packet_times), restored when assembling.
   int time_base_num = 1, time_base_den = 1;
-  std::vector<std::array<int64_t, 2>> packets;
+  std::vector<std::array<int64_t, 3>> packets;
 };
 
 class Journal {

@@ -72,11 +72,17 @@ SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int6
     plan.frame_pts.push_back(pkt->pts);
     if (pkt->flags & AV_PKT_FLAG_KEY) plan.keyframe_pts.push_back(pkt->pts);
   }
-  if (plan.frame_pts.empty()) throw Error(ErrorKind::Input, str(input, ": the video stream has no frames"));
+  if (plan.frame_pts.empty())
+    throw Error(ErrorKind::Input, str(input, demux.ended_early() ? ": truncated or unreadable before the first frame"
+                                                                  : ": the video stream has no frames"));
   std::sort(plan.frame_pts.begin(), plan.frame_pts.end());
   std::sort(plan.keyframe_pts.begin(), plan.keyframe_pts.end());
   if (std::adjacent_find(plan.frame_pts.begin(), plan.frame_pts.end()) != plan.frame_pts.end()) timestamps_usable = false;
-  if (max_frames > 0 && int64_t(plan.frame_pts.size()) > max_frames) plan.frame_pts.resize(size_t(max_frames));
+  if (max_frames > 0 && int64_t(plan.frame_pts.size()) > max_frames) {
+    plan.frame_pts.resize(size_t(max_frames));
+  } else {
+    media::check_video_complete(demux, plan.frame_pts.back());
+  }
 
   std::vector<int64_t> starts{0};
   if (!timestamps_usable) {

@@ -70,4 +70,17 @@ double declared_video_end_s(const AVFormatContext* format, const AVStream* video
   return -1;
 }
 
+void check_video_complete(const Demuxer& demux, int64_t last_pts) {
+  AVStream* vst = demux.video_stream();
+  const AVRational rate = av_guess_frame_rate(demux.format(), vst, nullptr);
+  const double last_s = double(last_pts) * av_q2d(vst->time_base);
+  const double frame_s = rate.num > 0 ? av_q2d(av_inv_q(rate)) : 0.04;
+  const double end_s = declared_video_end_s(demux.format(), vst);
+  if (demux.ended_early() || (end_s > 0 && last_s + 2 * frame_s < end_s - 0.5)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2f s of %.2f s", last_s, end_s);
+    throw Error(ErrorKind::Input, str(demux.url(), ": truncated: the video ends at ", buf, " declared"));
+  }
+}
+
 }  // namespace framelift::media

@@ -43,4 +43,11 @@ namespace framelift::media {
 // (Stream duration, else Matroska's per-stream DURATION tag, else the file's duration.)
 double declared_video_end_s(const AVFormatContext* format, const AVStream* video);
 
+// A file cut short (an interrupted download or copy) often reads without an error up to the cut:
+// compares the last frame's timestamp (`last_pts`, video time base) with where the container
+// says the video ends, so that it is not taken for a complete, shorter video. Throws
+// Error(Input, "<url>: truncated: ...") after a read error or when more than half a second is
+// missing.
+void check_video_complete(const Demuxer& demux, int64_t last_pts);
+
 }  // namespace framelift::media

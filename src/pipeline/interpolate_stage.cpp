@@ -84,9 +84,11 @@ class InterpolateStage : public Stage {
   }
 
   std::string name() const override { return "interpolate"; }
-  // The neighbour to blend with; with dedup, enough to see past a short run of repeats (a run
-  // longer than this across a segment boundary can pick another anchor: see docs/jobs.md).
-  int context_frames() const override { return dedup_ > 0 ? 8 : 1; }
+  // The neighbour to blend with, plus one: an output timestamp rounded to its time base can fall
+  // a tick before the input frame it follows, and so belong to the segment before, which must
+  // then hold that pair too. With dedup, enough to see past a short run of repeats (a longer run
+  // across a segment boundary can pick another anchor: see docs/jobs.md).
+  int context_frames() const override { return dedup_ > 0 ? 8 : 2; }
 
   media::VideoFormat configure(const media::VideoFormat& in) override {
     in_tb_ = in.time_base;

@@ -5,6 +5,7 @@
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -17,6 +18,10 @@
 #include "jobs/job_dir.h"
 #include "jobs/job_spec.h"
 #include "jobs/journal.h"
+#include "lifecycle/hooks.h"
+#include "lifecycle/preemption_watcher.h"
+#include "media/demuxer.h"
+#include "media/muxer.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -37,7 +42,9 @@ bool wants_global_header(const RunOptions& o) {
 jobs::JobSpec spec_of(const JobOptions& o) {
   jobs::JobSpec s;
   s.framelift_version = o.framelift_version;
-  s.input = o.run.input;
+  // Workers on other machines start in other folders: a local input is kept by absolute path.
+  std::error_code ec;
+  s.input = fs::exists(o.run.input, ec) ? fs::absolute(o.run.input).string() : o.run.input;
   s.input_fingerprint = jobs::fingerprint_input(o.run.input);
   s.output = fs::absolute(o.run.output).string();
   s.container = o.run.container;
@@ -137,12 +144,13 @@ struct ClaimGuard {
 
 // What all workers of this process share.
 struct Shared {
+  Shared(const JobOptions& o, const OpenJob& j) : options(o), job(j), journal(j.dir) {}
   const JobOptions& options;
   const OpenJob& job;
   jobs::Journal journal;
   ProgressCounters counters;
   std::atomic<int> done_now{0};
-  std::atomic<int64_t> frames_in{0}, frames_out{0};
+  std::atomic<int64_t> frames_in{0}, frames_out{0}, decode_errors{0};
   std::atomic<bool> failed{false};
 };
 
@@ -206,6 +214,7 @@ void work(Shared& shared, const std::string& device) {
       ++shared.done_now;
       shared.frames_in += report.frames_in;
       shared.frames_out += report.frames_out;
+      shared.decode_errors += report.decode_errors;
       log::debug("segment ", seg.index, " done: ", report.frames_out, " frames in ", record.seconds, " s");
       break;  // list again: other workers move on too
     }
@@ -240,6 +249,8 @@ bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>&
   return true;
 }
 
+JobReport process_job(const JobOptions& o);
+
 }  // namespace
 
 std::string JobReport::summary() const {
@@ -252,14 +263,61 @@ std::string JobReport::summary() const {
 }
 
 JobReport run_job(const JobOptions& o) {
+  std::optional<lifecycle::PreemptionWatcher> watcher;
+  if (o.lifecycle.watch_preemption != lifecycle::WatchProvider::Off && !o.prepare_only) {
+    // Handled like SIGTERM: the segment in flight is dropped, the finished ones kept.
+    lifecycle::PreemptionWatchOptions watch;
+    watch.provider = o.lifecycle.watch_preemption;
+    watch.interval = o.lifecycle.watch_interval;
+    watcher.emplace(watch, [](const lifecycle::PreemptionNotice&) { request_stop("the cloud provider reclaims this machine"); });
+  }
+  lifecycle::HookContext hook;
+  hook.output = o.run.output;
+  hook.job_dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
+  JobReport report;
+  try {
+    report = process_job(o);
+  } catch (const Error& e) {
+    if (!o.prepare_only) {
+      hook.outcome = e.kind() == ErrorKind::Interrupted ? lifecycle::JobOutcome::Interrupted : lifecycle::JobOutcome::Failed;
+      hook.error = e.what();
+      lifecycle::run_job_hook(o.lifecycle, hook);
+    }
+    throw;
+  }
+  if (o.prepare_only) return report;
+  if (report.remaining == 0 || o.selection.sharded()) lifecycle::run_job_hook(o.lifecycle, hook);
+  if (o.lifecycle.shutdown_when_done) {
+    if (report.assembled) lifecycle::run_shutdown_command(lifecycle::resolve_shutdown_command(o.lifecycle));
+    else log::info("--shutdown-when-done: not shutting down, this run did not assemble the output");
+  }
+  return report;
+}
+
+namespace {
+
+// What would make the job fail at its end, checked before hours are spent on it: the input opens
+// and has video, the output can be written there, its container can hold the source's other
+// streams.
+void preflight(const RunOptions& run, bool will_assemble) {
+  RunOptions checked = run;
+  if (!will_assemble) checked.overwrite = true;  // a shard worker does not write the output
+  check_output_path(checked);
+  media::Demuxer demux(run.input);
+  if (!will_assemble) return;
+  media::Muxer probe(run.output, run.container);  // removes its empty temporary file
+  for (unsigned i = 0; i < demux.format()->nb_streams; ++i) {
+    const AVStream* st = demux.format()->streams[i];
+    if (int(i) != demux.video_index() && st->codecpar->codec_id != AV_CODEC_ID_NONE) probe.add_copy(st);
+  }
+}
+
+JobReport process_job(const JobOptions& o) {
   const auto start = Clock::now();
-  if (o.run.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
-  if (same_file(o.run.input, o.run.output))
-    throw Error(ErrorKind::Usage, str(o.run.output.string(), ": the output would overwrite the input"));
+  preflight(o.run, o.assemble);
   std::error_code ec;
-  if (o.assemble && fs::exists(o.run.output, ec) && !o.run.overwrite)
-    throw Error(ErrorKind::Output, str(o.run.output.string(), ": already exists (use -y to overwrite)"));
   const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
+  const bool created = !jobs::JobDir(dir).exists();
   const OpenJob job = open_or_create(o, dir);
   JobReport report;
   report.job_dir = dir;
@@ -269,7 +327,7 @@ JobReport run_job(const JobOptions& o) {
     return report;
   }
 
-  Shared shared{o, job, jobs::Journal(job.dir)};
+  Shared shared(o, job);
   // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
   const auto done = shared.journal.finished(true);
   report.done_before = int(done.size());
@@ -280,7 +338,7 @@ JobReport run_job(const JobOptions& o) {
   shared.counters.frames_in = done_frames;
   shared.counters.start_in = done_frames;
   shared.counters.earlier_seconds = earlier_seconds;
-  shared.counters.hourly_price = o.hourly_price;
+  shared.counters.hourly_price = o.lifecycle.hourly_price.value_or(0);
   if (report.done_before)
     log::info("resuming ", dir.string(), ": ", report.done_before, " of ", report.segments, " segment(s) already done");
   {
@@ -301,6 +359,9 @@ JobReport run_job(const JobOptions& o) {
       });
     }
     for (auto& t : workers) t.join();
+    // A job that failed before finishing anything leaves nothing behind (a typo in an option must
+    // not leave a folder that the corrected command then refuses as a different job).
+    if (error && created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
     if (error) {
       try {
         std::rethrow_exception(error);
@@ -317,6 +378,7 @@ JobReport run_job(const JobOptions& o) {
   report.done_now = shared.done_now;
   report.frames_in = shared.frames_in;
   report.frames_out = shared.frames_out;
+  report.decode_errors = shared.decode_errors;
   const auto finished = shared.journal.finished(false);
   report.remaining = report.segments - int(finished.size());
   if (report.remaining == 0 && o.assemble) {
@@ -327,6 +389,8 @@ JobReport run_job(const JobOptions& o) {
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
 }
+
+}  // namespace
 
 RunOptions load_job_run_options(const fs::path& job_dir, int64_t* segment_frames) {
   const OpenJob job = load_job(job_dir);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jobs/shard.h"
+#include "lifecycle/lifecycle_options.h"
 #include "pipeline/runner.h"
 
 namespace framelift::pipeline {
@@ -27,7 +28,8 @@ struct JobOptions {
   std::vector<std::string> devices;   // one worker per device; empty: one worker (stage defaults)
   std::chrono::seconds claim_stale_after{120};  // a claim without heartbeat this long is taken over
   std::string framelift_version;
-  double hourly_price = 0;            // > 0: progress shows money spent and projected (all runs)
+  // Preemption watcher, hooks, shutdown, hourly price (see docs/lifecycle.md).
+  lifecycle::LifecycleOptions lifecycle;
   // Called on the job's overall progress; the default reporter prints a bar or JSON lines.
   ProgressMode progress = ProgressMode::Auto;
 };
@@ -39,14 +41,18 @@ struct JobReport {
   int done_now = 0;      // finished by this run
   int remaining = 0;     // not finished when this run ended (other shards)
   int64_t frames_in = 0, frames_out = 0;  // this run's
+  int64_t decode_errors = 0;              // corrupt frames or packets skipped, this run
   double seconds = 0;
   bool assembled = false;
   std::string summary() const;
 };
 
 // Creates the job (or resumes it when the folder holds the same job) and processes the selected
-// segments. Throws Error: Usage when the folder holds another job (unless restart), Interrupted
-// when stopped (finished segments kept), and whatever a segment's run throws.
+// segments, then runs the hooks: --on-complete after success, --on-fail after a failure or a
+// stop, the shutdown command only after the output was assembled and its frames counted.
+// Throws Error: Usage when the folder holds another job (unless restart), Interrupted when
+// stopped by a signal or a preemption notice (finished segments kept), and whatever a segment's
+// run throws.
 JobReport run_job(const JobOptions& options);
 
 // The RunOptions of the job saved in `job_dir` (for `framelift resume`). Throws Error(Usage)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "lifecycle/cost_meter.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -53,10 +54,9 @@ std::string ProgressSnapshot::to_bar(int width) const {
   std::snprintf(fps_text, sizeof fps_text, "%.2f", fps);
   std::string cost;
   if (spent >= 0) {
-    char buf[64];
-    if (projected >= 0) std::snprintf(buf, sizeof buf, "  $%.2f spent, ~$%.2f total", spent, projected);
-    else std::snprintf(buf, sizeof buf, "  $%.2f spent", spent);
-    cost = buf;
+    lifecycle::CostEstimate estimate{spent};
+    if (projected >= 0) estimate.total_usd = projected;
+    cost = "  " + lifecycle::format_cost(estimate);
   }
   const std::string count = total_in > 0 ? str(frames_in, "/", total_in, " input frames  ")
                                          : str(frames_out, total_out > 0 ? str("/", total_out) : std::string(), " frames  ");
@@ -94,9 +94,10 @@ ProgressSnapshot ProgressReporter::snapshot() const {
     s.eta_s = double(std::max<int64_t>(0, s.total_out - s.frames_out)) / s.fps;
   }
   if (counters_.hourly_price > 0) {
-    const double hours = (counters_.earlier_seconds + s.elapsed_s) / 3600.0;
-    s.spent = hours * counters_.hourly_price;
-    if (s.fraction > 0) s.projected = s.spent / s.fraction;
+    const lifecycle::CostEstimate cost =
+        lifecycle::estimate_cost(counters_.hourly_price, s.elapsed_s, counters_.earlier_seconds, std::max(0.0, s.fraction));
+    s.spent = cost.spent_usd;
+    s.projected = cost.total_usd.value_or(-1);
   }
   return s;
 }

@@ -31,9 +31,8 @@ extern "C" {
 namespace fs = std::filesystem;
 
 namespace framelift::pipeline {
-namespace {
 
-void check_paths(const RunOptions& o) {
+void check_output_path(const RunOptions& o) {
   if (o.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
   if (same_file(o.input, o.output))
     throw Error(ErrorKind::Usage, str(o.output.string(), ": the output would overwrite the input"));
@@ -44,6 +43,8 @@ void check_paths(const RunOptions& o) {
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::Output, str(o.output.string(), ": folder ", dir.string(), " does not exist"));
 }
+
+namespace {
 
 // The side data that describes HDR content; decoders attach it to frames (HEVC SEI), containers
 // want it on the stream.
@@ -113,21 +114,6 @@ class FailureLatch {
   std::exception_ptr error_;
 };
 
-// A file cut short (an interrupted download or copy) often reads without an error up to the cut;
-// compare with where the container says the video ends so that it is not mistaken for a
-// complete, shorter video.
-void check_complete(const std::string& input, const media::Demuxer& demux, int64_t last_pts, AVRational rate) {
-  const AVStream* vst = demux.video_stream();
-  const double last_s = last_pts * av_q2d(vst->time_base);
-  const double frame_s = rate.num > 0 ? av_q2d(av_inv_q(rate)) : 0.04;
-  const double end_s = media::declared_video_end_s(demux.format(), vst);
-  if (demux.ended_early() || (end_s > 0 && last_s + 2 * frame_s < end_s - 0.5)) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.2f s of %.2f s", last_s, end_s);
-    throw Error(ErrorKind::Input, str(input, ": truncated: the video ends at ", buf, " declared"));
-  }
-}
-
 // The input timestamps a segment run works with (all of them INT64_MIN/MAX for a whole run).
 struct WindowBounds {
   int64_t seek = AV_NOPTS_VALUE;  // keyframe to start decoding at
@@ -164,7 +150,7 @@ std::string RunReport::summary() const {
 
 RunReport run_pipeline(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  check_paths(o);
+  check_output_path(o);
   media::Demuxer demux(o.input);
   AVStream* vst = demux.video_stream();
   const int vidx = demux.video_index();
@@ -274,7 +260,7 @@ RunReport run_pipeline(const RunOptions& o) {
             return;
           }
         }
-        if (!segment && o.max_frames > 0 && frames_in >= o.max_frames) {
+        if ((!segment || window.whole()) && o.max_frames > 0 && frames_in >= o.max_frames) {
           stopped = limited = true;  // a sample: stop reading, keep what was decoded
           return;
         }
@@ -351,9 +337,9 @@ RunReport run_pipeline(const RunOptions& o) {
     }
   });
 
-  std::vector<std::array<int64_t, 2>> packet_times;
+  std::vector<std::array<int64_t, 3>> packet_times;
   auto write_packet = [&](AVPacket* p) {
-    if (segment) packet_times.push_back({p->pts, p->dts});
+    if (segment) packet_times.push_back({p->pts, p->dts, p->duration});
     mux.write(p, encoder.context()->time_base, video_out);
   };
   try {
@@ -371,7 +357,7 @@ RunReport run_pipeline(const RunOptions& o) {
   demux_thread.join();
   process_thread.join();
   latch.rethrow();
-  if (!limited && !segment) check_complete(o.input, demux, timestamps.last(), rate);
+  if (!limited && !segment) media::check_video_complete(demux, timestamps.last());
   mux.finish();
   progress.finish();
 

@@ -55,7 +55,7 @@ struct RunReport {
   // segment file's container may shift or drop some (NUT leaves the first decode timestamps
   // unset), and assembling must give the final muxer exactly what one uninterrupted run would.
   AVRational encoder_time_base{1, 1};
-  std::vector<std::array<int64_t, 2>> packet_times;  // {pts, dts} per packet, in order
+  std::vector<std::array<int64_t, 3>> packet_times;  // {pts, dts, duration} per packet, in order
   int64_t frames_in = 0;
   int64_t frames_out = 0;
   int64_t decode_errors = 0;
@@ -66,5 +66,9 @@ struct RunReport {
 
 // Throws framelift::Error with a one-line message naming the file and the problem.
 RunReport run_pipeline(const RunOptions& options);
+
+// The checks run_pipeline makes before reading anything: an output is given, is not the input,
+// does not exist unless overwrite, and its folder exists. Throws Error(Usage or Output).
+void check_output_path(const RunOptions& options);
 
 }  // namespace framelift::pipeline

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "util/crash_point.h"
@@ -32,6 +33,26 @@ void fsync_path(const fs::path& path, int flags) {
 fs::path partial_path_for(const fs::path& final_path) {
   fs::path dir = final_path.parent_path();
   return dir / str(".", final_path.stem().string(), ".partial-", ::getpid(), final_path.extension().string());
+}
+
+int remove_orphaned_partials(const fs::path& final_path) {
+  const fs::path dir = final_path.parent_path().empty() ? fs::path(".") : final_path.parent_path();
+  const std::string prefix = str(".", final_path.stem().string(), ".partial-");
+  const std::string suffix = final_path.extension().string();
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = pid_t(std::stol(pid_text));
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    removed += fs::remove(entry.path(), ec) ? 1 : 0;
+  }
+  return removed;
 }
 
 void commit_file(const fs::path& temp, const fs::path& final_path) {

@@ -9,6 +9,10 @@ namespace framelift {
 // folder (so the final rename stays on one filesystem) that keeps the extension.
 std::filesystem::path partial_path_for(const std::filesystem::path& final_path);
 
+// Removes the temporary files partial_path_for left for `final_path` by processes of this
+// machine that no longer run (killed before they could clean up). Returns how many.
+int remove_orphaned_partials(const std::filesystem::path& final_path);
+
 // fsyncs `temp`, renames it to `final_path` and fsyncs the folder. Throws Error(Output).
 void commit_file(const std::filesystem::path& temp, const std::filesystem::path& final_path);
 

@@ -1,0 +1,93 @@
+// Segment plans on real encoded video (made here with the ffmpeg CLI): every frame in exactly
+// one segment, boundaries moved to keyframes when one is near, the plan survives JSON.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "jobs/segment_plan.h"
+#include "support/test_paths.h"
+
+namespace framelift::jobs {
+namespace {
+
+// 100 frames at 25 fps, H.264 with B-frames and a keyframe every 20 frames exactly.
+std::filesystem::path gop20_clip() {
+  static const std::filesystem::path clip = [] {
+    auto p = test::temp_dir("plan") / "gop20.mp4";
+    EXPECT_EQ(test::run_command("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=96x64:rate=25 -frames:v 100 "
+                                "-c:v libx264 -preset ultrafast -bf 2 -g 20 -keyint_min 20 -sc_threshold 0 '" +
+                                p.string() + "'"),
+              0);
+    return p;
+  }();
+  return clip;
+}
+
+void expect_covers(const SegmentPlan& plan, int64_t frames) {
+  ASSERT_EQ(plan.total_frames(), frames);
+  int64_t next = 0;
+  for (const Segment& s : plan.segments) {
+    EXPECT_EQ(s.first_frame, next);
+    EXPECT_GT(s.frames, 0);
+    next += s.frames;
+  }
+  EXPECT_EQ(next, frames);
+  EXPECT_TRUE(std::is_sorted(plan.frame_pts.begin(), plan.frame_pts.end()));
+}
+
+TEST(SegmentPlan, BoundariesMoveToNearbyKeyframes) {
+  SegmentPlan plan = plan_segments(gop20_clip().string(), 18);
+  expect_covers(plan, 100);
+  ASSERT_EQ(plan.keyframe_pts.size(), 5u);
+  std::vector<int64_t> starts;
+  for (const Segment& s : plan.segments) starts.push_back(s.first_frame);
+  EXPECT_EQ(starts, (std::vector<int64_t>{0, 20, 40, 60, 80}));
+  for (const Segment& s : plan.segments)
+    EXPECT_TRUE(std::binary_search(plan.keyframe_pts.begin(), plan.keyframe_pts.end(), plan.frame_pts[size_t(s.first_frame)]));
+}
+
+TEST(SegmentPlan, ShortSegmentsBetweenKeyframesAndAMergedTail) {
+  SegmentPlan plan = plan_segments(gop20_clip().string(), 7);
+  expect_covers(plan, 100);
+  // No segment longer than 7 + 7/4, none shorter than a quarter except where a keyframe pulled it.
+  for (const Segment& s : plan.segments) EXPECT_LE(s.frames, 7 + 1 + 7) << "segment " << s.index;
+  EXPECT_GE(plan.segments.size(), 12u);
+  // The seek point of a mid-GOP segment is the keyframe before it.
+  const Segment& s = plan.segments[3];
+  const int64_t key = plan.keyframe_at_or_before(plan.frame_pts[size_t(s.first_frame)]);
+  EXPECT_LE(key, plan.frame_pts[size_t(s.first_frame)]);
+  EXPECT_TRUE(std::binary_search(plan.keyframe_pts.begin(), plan.keyframe_pts.end(), key));
+}
+
+TEST(SegmentPlan, DefaultIsAboutTenSecondsAndMaxFramesTruncates) {
+  SegmentPlan whole = plan_segments(gop20_clip().string(), 0);
+  expect_covers(whole, 100);
+  EXPECT_EQ(whole.segments.size(), 1u) << "4 s of video is one default segment";
+  SegmentPlan sample = plan_segments(gop20_clip().string(), 10, 35);
+  expect_covers(sample, 35);
+}
+
+TEST(SegmentPlan, RoundTripsThroughJson) {
+  SegmentPlan plan = plan_segments(gop20_clip().string(), 18);
+  SegmentPlan back = plan_from_json(nlohmann::json::parse(to_json(plan).dump()));
+  EXPECT_EQ(back.frame_pts, plan.frame_pts);
+  EXPECT_EQ(back.keyframe_pts, plan.keyframe_pts);
+  ASSERT_EQ(back.segments.size(), plan.segments.size());
+  for (size_t i = 0; i < plan.segments.size(); ++i) {
+    EXPECT_EQ(back.segments[i].first_frame, plan.segments[i].first_frame);
+    EXPECT_EQ(back.segments[i].frames, plan.segments[i].frames);
+    EXPECT_EQ(back.segments[i].index, int(i));
+  }
+  EXPECT_EQ(back.time_base.num, plan.time_base.num);
+  EXPECT_EQ(back.time_base.den, plan.time_base.den);
+}
+
+TEST(SegmentPlan, NotMediaIsAClearError) {
+  auto bad = test::temp_dir("plan-bad") / "x.mkv";
+  ASSERT_EQ(test::run_command("echo nothing > '" + bad.string() + "'"), 0);
+  EXPECT_THROW(plan_segments(bad.string(), 10), std::exception);
+}
+
+}  // namespace
+}  // namespace framelift::jobs
