@@ -1,5 +1,7 @@
 #include "cli/job_options.h"
 
+#include "cli/exit_codes.h"
+#include "pipeline/batch_runner.h"
 #include "pipeline/job_runner.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -43,7 +45,9 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool with_run_flags) {
       ->group(l);
 }
 
-int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
+namespace {
+
+pipeline::JobOptions job_options_from(const pipeline::RunOptions& run, const JobArgs& a) {
   pipeline::JobOptions o;
   o.run = run;
   o.job_dir = a.job_dir;
@@ -72,6 +76,22 @@ int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
     if (!device.empty()) o.devices.push_back(device);
     start = comma == std::string::npos ? a.devices.size() : comma + 1;
   }
+  return o;
+}
+
+int run_batch(const pipeline::JobOptions& o) {
+  if (!o.job_dir.empty() || o.selection.sharded() || o.prepare_only)
+    throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
+  const pipeline::BatchReport report = pipeline::run_batch(o, pipeline::batch_inputs(o.run.input), o.run.output);
+  log::info("batch: ", report.done, " done, ", report.failed, " failed; summary in ", report.summary.string());
+  return report.failed ? exit_code(ErrorKind::Input) : 0;
+}
+
+}  // namespace
+
+int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
+  const pipeline::JobOptions o = job_options_from(run, a);
+  if (pipeline::is_batch_input(run.input)) return run_batch(o);
   const pipeline::JobReport report = pipeline::run_job(o);
   if (report.decode_errors) log::warn(run.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
   log::info(report.summary());

@@ -7,6 +7,7 @@
 #include "library/model_cache.h"
 #include "library/quality.h"
 #include "cli/job_options.h"
+#include "pipeline/batch_runner.h"
 #include "pipeline/job_runner.h"
 #include "pipeline/runner.h"
 #include "util/error.h"
@@ -43,8 +44,8 @@ std::string image_codec_for(const std::filesystem::path& output) {
 // Options shared by `run` and `upscale`.
 void add_common_options(CLI::App* cmd, RunArgs& a) {
   auto& o = a.options;
-  cmd->add_option("-i,--input", o.input, "Input file or URL")->required();
-  cmd->add_option("-o,--output", o.output, "Output file (the extension picks the container)")->required();
+  cmd->add_option("-i,--input", o.input, "Input file or URL; a folder or a .txt list: a batch (then -o is a folder)")->required();
+  cmd->add_option("-o,--output", o.output, "Output file (the extension picks the container), or folder for a batch")->required();
   cmd->add_flag("-y,--overwrite", o.overwrite, "Replace an existing output file");
   cmd->add_option("-c,--codec", o.encoder.codec, "Video encoder: libx264 (default), libx265, libsvtav1, ffv1, prores_ks, h264_nvenc, ...");
   cmd->add_option("--crf", a.crf, "Constant quality for encoders that have it");
@@ -100,7 +101,7 @@ int execute(RunArgs& a) {
   o.stage_defaults = stage_defaults(a);
   // Still images and image sequences are written file by file: nothing to segment or resume.
   const bool images = !image_codec_for(o.output).empty() || o.output.filename().string().find('%') != std::string::npos;
-  if (a.job.no_job || images) {
+  if ((a.job.no_job || images) && !pipeline::is_batch_input(o.input)) {
     pipeline::RunReport report = pipeline::run_pipeline(o);
     if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
     log::info(report.summary());

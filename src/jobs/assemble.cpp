@@ -7,6 +7,7 @@ extern "C" {
 #include <libavutil/mathematics.h>
 }
 
+#include "media/decoder.h"
 #include "media/demuxer.h"
 #include "media/muxer.h"
 #include "util/crash_point.h"
@@ -63,6 +64,20 @@ class SegmentReader {
   AVRational time_base_{1, 1};
 };
 
+media::FramePtr first_video_frame(const std::string& input) {
+  media::Demuxer demux(input);
+  media::Decoder decoder(demux.video_stream(), {}, input);
+  media::FramePtr frame;
+  media::PacketPtr pkt = media::make_packet();
+  auto keep = [&](media::FramePtr f) {
+    if (!frame) frame = std::move(f);
+  };
+  while (!frame && demux.read(pkt.get()))
+    if (pkt->stream_index == demux.video_index()) decoder.decode(pkt.get(), keep);
+  if (!frame) decoder.decode(nullptr, keep);
+  return frame;
+}
+
 }  // namespace
 
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
@@ -92,6 +107,9 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
     if (int(i) == source.video_index()) video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
     else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) copied[int(i)] = mux.add_copy(st);
   }
+  // HDR metadata that only the frames carry (HEVC SEI) went onto the stream in one pass; the
+  // segment files cannot keep it, so it comes from the source's first frame again.
+  if (media::FramePtr first_frame = first_video_frame(spec.input)) mux.add_hdr_side_data(video_out, first_frame.get());
   mux.copy_global_metadata(source.format());
   mux.write_header();
 

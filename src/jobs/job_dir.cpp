@@ -22,7 +22,7 @@ fs::path JobDir::default_for(const fs::path& output) {
   return dir / (output.filename().string() + ".framelift-job");
 }
 
-fs::path JobDir::segment_file(int index) const { return root_ / "segments" / (segment_name(index) + ".nut"); }
+fs::path JobDir::segment_file(int index) const { return root_ / "segments" / (segment_name(index) + ".mkv"); }
 fs::path JobDir::record_file(int index) const { return journal_dir() / (segment_name(index) + ".json"); }
 fs::path JobDir::claim_file(int index) const {
   return claims_dir() / ((index == kAssembleClaim ? std::string("assemble") : segment_name(index)) + ".lock");

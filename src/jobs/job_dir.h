@@ -2,7 +2,7 @@
 // The job folder (--job-dir, default "<output>.framelift-job" next to the output):
 //   job.json                 the spec (job_spec.h)
 //   plan.json                the segments (segment_plan.h)
-//   segments/NNNNNN.nut      finished segments, video only, under their final names
+//   segments/NNNNNN.mkv      finished segments, video only, under their final names
 //   journal/NNNNNN.json      one record per finished segment (journal.h)
 //   claims/NNNNNN.lock       which worker is processing which segment (claims.h)
 //   tmp/                     segments being written; never read back

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "media/av_error.h"
+#include "media/hdr_side_data.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -147,6 +148,12 @@ void Muxer::add_stream_side_data(int index, AVPacketSideDataType type, const uin
   uint8_t* dst = av_stream_new_side_data(st, type, size);
   if (!dst) throw Error(ErrorKind::Resource, "out of memory copying stream side data");
   memcpy(dst, data, size);
+}
+
+void Muxer::add_hdr_side_data(int index, const AVFrame* frame) {
+  for (auto [frame_type, packet_type] : kHdrSideData)
+    if (const AVFrameSideData* sd = av_frame_get_side_data(frame, frame_type))
+      add_stream_side_data(index, packet_type, sd->data, sd->size);
 }
 
 void Muxer::write_header() {

@@ -36,6 +36,8 @@ class Muxer {
   void copy_global_metadata(const AVFormatContext* input);
   // Adds side data to a stream when the input carried it on frames only (HDR10 SEI).
   void add_stream_side_data(int index, AVPacketSideDataType type, const uint8_t* data, size_t size);
+  // The HDR mastering display and light level side data of a decoded frame, onto the stream.
+  void add_hdr_side_data(int index, const AVFrame* frame);
 
   void write_header();
   // Writes a packet whose timestamps are in `time_base` to stream `index`. Takes ownership of the

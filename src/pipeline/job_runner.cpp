@@ -181,7 +181,7 @@ void work(Shared& shared, const std::string& device) {
       took = true;
       RunOptions run = base;
       run.output = job.dir.temp_dir() / (jobs::segment_name(seg.index) + "." + std::to_string(::getpid()) + "." +
-                                         std::to_string(std::hash<std::string>{}(claims.worker()) % 100000) + ".nut");
+                                         std::to_string(std::hash<std::string>{}(claims.worker()) % 100000) + ".mkv");
       run.window = SegmentWindow{&job.plan, seg.index, true, wants_global_header(o.run)};
       const auto start = Clock::now();
       RunReport report;

@@ -19,6 +19,7 @@ extern "C" {
 #include "media/av_error.h"
 #include "media/demuxer.h"
 #include "media/frame_converter.h"
+#include "media/hdr_side_data.h"
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
 #include "pipeline/stage_registry.h"
@@ -46,15 +47,8 @@ void check_output_path(const RunOptions& o) {
 
 namespace {
 
-// The side data that describes HDR content; decoders attach it to frames (HEVC SEI), containers
-// want it on the stream.
-constexpr std::pair<AVFrameSideDataType, AVPacketSideDataType> kHdrSideData[] = {
-    {AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_MASTERING_DISPLAY_METADATA},
-    {AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, AV_PKT_DATA_CONTENT_LIGHT_LEVEL},
-};
-
 void copy_hdr_frame_side_data(const AVFrame* from, AVFrame* to) {
-  for (auto [frame_type, packet_type] : kHdrSideData) {
+  for (auto [frame_type, packet_type] : media::kHdrSideData) {
     const AVFrameSideData* sd = av_frame_get_side_data(from, frame_type);
     if (sd && !av_frame_get_side_data(to, frame_type)) {
       AVFrameSideData* dst = av_frame_new_side_data(to, frame_type, sd->size);
@@ -222,9 +216,7 @@ RunReport run_pipeline(const RunOptions& o) {
       copied[int(i)] = mux.add_copy(st);
     }
   }
-  for (auto [frame_type, packet_type] : kHdrSideData)
-    if (const AVFrameSideData* sd = av_frame_get_side_data(primed.front().get(), frame_type))
-      mux.add_stream_side_data(video_out, packet_type, sd->data, sd->size);
+  mux.add_hdr_side_data(video_out, primed.front().get());
   mux.copy_global_metadata(demux.format());
   mux.write_header();
   for (auto& p : early_packets) {

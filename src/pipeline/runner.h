@@ -52,8 +52,8 @@ struct RunOptions {
 
 struct RunReport {
   // A segment's video packets' timestamps as the encoder made them, in encoder_time_base: the
-  // segment file's container may shift or drop some (NUT leaves the first decode timestamps
-  // unset), and assembling must give the final muxer exactly what one uninterrupted run would.
+  // segment file's container rounds them (Matroska: to the millisecond) and drops decode
+  // timestamps, and assembling must give the final muxer exactly what one uninterrupted run would.
   AVRational encoder_time_base{1, 1};
   std::vector<std::array<int64_t, 3>> packet_times;  // {pts, dts, duration} per packet, in order
   int64_t frames_in = 0;
