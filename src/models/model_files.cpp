@@ -36,9 +36,6 @@ const std::map<std::string, std::string>& aliases() {
   return table;
 }
 
-// A name or a path, resolved to an existing file; throws like open_model for unknown names.
-fs::path resolve(const std::string& name_or_path);
-
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
   std::string ext = file.extension().string();
   if (ext == ".param" || ext == ".bin") {
@@ -89,10 +86,10 @@ std::vector<std::string> available_model_names() {
   return {names.begin(), names.end()};
 }
 
-std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) { return open_file(resolve(name_or_path)); }
+std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) { return open_file(resolve_model_file(name_or_path)); }
 
 std::string describe_model_file(const std::string& name_or_path) {
-  fs::path file = resolve(name_or_path);
+  fs::path file = resolve_model_file(name_or_path);
   nlohmann::ordered_json j = {{"model", name_or_path}, {"file", file.string()}};
   std::string ext = file.extension().string();
   if (ext == ".param" || ext == ".bin") {
@@ -144,7 +141,9 @@ std::optional<fs::path> unpacked_catalog_model(const library::CatalogModel& mode
   return main;
 }
 
-fs::path resolve(const std::string& name_or_path) {
+}  // namespace
+
+fs::path resolve_model_file(const std::string& name_or_path) {
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
   const library::ModelCache cache = library::ModelCache::open_default();
@@ -172,7 +171,5 @@ fs::path resolve(const std::string& name_or_path) {
                                     closest.empty() ? std::string(" (no models installed: run scripts/setup.sh)")
                                                     : str(" (closest: ", closest, ")")));
 }
-
-}  // namespace
 
 }  // namespace framelift::models

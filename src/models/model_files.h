@@ -23,6 +23,15 @@ std::vector<std::string> available_model_names();
 // Throws Error(Model) naming the model and, for an unknown name, the closest known names.
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path);
 
+// The file open_model would read for a name (for ncnn models, the .param). Same errors.
+std::filesystem::path resolve_model_file(const std::string& name_or_path);
+
+// A network whose weights are (1 - t) * a + t * b, for two weight sets of one ncnn graph (waifu2x
+// noise levels, Real-CUGAN denoise strengths): a strength between two trained levels, the way
+// Real-ESRGAN blends general-x4v3 with its denoise twin. Throws Error(Model) when the two are not
+// the same network.
+std::unique_ptr<ImageModel> open_blended_model(const std::string& a, const std::string& b, double t);
+
 // What `framelift models info` prints, as JSON: the file(s), format, and the detected
 // architecture with scale, channels, parameter count and hyper-parameters (for ncnn files, also
 // the graph's measured geometry).

@@ -23,7 +23,8 @@ int sws_algorithm(const std::string& name) {
   if (name == "bilinear") return SWS_BILINEAR;
   if (name == "spline") return SWS_SPLINE;
   if (name == "neighbor" || name == "nearest") return SWS_POINT;
-  throw Error(ErrorKind::Usage, str("stage resize: unknown algo '", name, "' (lanczos, bicubic, bilinear, spline, nearest)"));
+  if (name == "area") return SWS_AREA;
+  throw Error(ErrorKind::Usage, str("stage resize: unknown algo '", name, "' (lanczos, bicubic, bilinear, spline, nearest, area)"));
 }
 
 // Even sizes keep 4:2:0 and 4:2:2 encoders happy.
@@ -88,7 +89,7 @@ class ResizeStage : public Stage {
 
 }  // namespace
 
-FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale", "scale=F | w=W h=H, algo=lanczos|bicubic|bilinear|spline|nearest",
+FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale", "scale=F | w=W h=H, algo=lanczos|bicubic|bilinear|spline|nearest|area",
                          [](const StageOptions& o) { return std::make_unique<ResizeStage>(o); });
 
 }  // namespace framelift::pipeline

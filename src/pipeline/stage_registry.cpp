@@ -1,6 +1,8 @@
 #include "pipeline/stage_registry.h"
 
+#include "pipeline/stage_order.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/str.h"
 
 namespace framelift::pipeline {
@@ -29,7 +31,9 @@ std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
 std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,
                                                 const std::map<std::string, std::string>& defaults) {
   std::vector<std::unique_ptr<Stage>> stages;
-  for (StageSpec& spec : parse_pipeline(pipeline_text)) {
+  std::vector<StageSpec> specs = parse_pipeline(pipeline_text);
+  for (const std::string& warning : stage_order_warnings(specs)) log::warn("pipeline: ", warning);
+  for (StageSpec& spec : specs) {
     spec.options.set_defaults(defaults);
     stages.push_back(make_stage(spec));
   }
