@@ -137,10 +137,12 @@ PlanCatalog PlanCatalog::load(const std::vector<fs::path>& files) {
   return from_json(docs, names);
 }
 
-PlanCatalog PlanCatalog::load_default() {
+PlanCatalog PlanCatalog::load_default(const std::vector<fs::path>& extra) {
   const char* dir = std::getenv("FRAMELIFT_PLAN_DATA");
   const fs::path data = dir && *dir ? fs::path(dir) : fs::path(FRAMELIFT_DATA_DIR);
-  return load({data / "gpus.json", data / "offers.json"});
+  std::vector<fs::path> files{data / "gpus.json", data / "offers.json"};
+  files.insert(files.end(), extra.begin(), extra.end());
+  return load(files);
 }
 
 const Device* PlanCatalog::device(const std::string& id) const {

@@ -42,8 +42,9 @@ struct Offer {
 
 class PlanCatalog {
  public:
-  // data/gpus.json and data/offers.json as built in ($FRAMELIFT_PLAN_DATA: another folder).
-  static PlanCatalog load_default();
+  // data/gpus.json and data/offers.json as built in ($FRAMELIFT_PLAN_DATA: another folder),
+  // then the `extra` files (--catalog) over them.
+  static PlanCatalog load_default(const std::vector<std::filesystem::path>& extra = {});
   // Files of the catalog layout (any of "gpus", "providers", "offers"), later files overriding
   // earlier ones entry by entry: devices and providers by id, offers by provider and gpu; a field
   // a later entry leaves out keeps its earlier value. Throws Error(Input, "<file>: <problem>").
