@@ -30,7 +30,8 @@ std::string money(double usd) {
 
 std::string gigabytes(double bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Durations, money and sizes for people: "1h12m", "$0.48", "3.2 GB".
+// Durations, money and sizes for people: "1h12m", "$0.48", "3.2 GB", "450 MB".
 #include <string>
 
 namespace framelift::plan {

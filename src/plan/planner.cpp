@@ -276,7 +276,10 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
                                         human_duration(fastest->ranked_time(spot)), ", ", money(fastest->ranked_cost(spot)), ").")
                                   : std::string("No device in the catalog can run this job.");
   }
-  for (const auto& date : catalog.as_of())
+  std::vector<std::string> dates = catalog.as_of();
+  std::sort(dates.begin(), dates.end());
+  dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
+  for (const auto& date : dates)
     plan.notes.push_back(str("catalog prices as of ", date, ": indicative, check the provider before renting"));
   if (cal.manifests() == 0) plan.notes.push_back("speeds use the shipped efficiency defaults (no --calibration manifest)");
   return plan;
