@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   cli::add_deploy_command(app, command);
   cli::add_resume_command(app, command);
   cli::add_assemble_command(app, command);
+  cli::add_plan_command(app, command);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,66 @@
+#pragma once
+// What one architecture costs per input pixel: multiply-accumulates, the largest set of activations
+// alive at once, and activation traffic. Derived layer by layer from framelift's own networks
+// (src/models/*.cpp; waifu2x from its ncnn graphs), not measured; docs/planner.md shows the walk
+// and the numbers, and calibration (calibration.h) corrects what the walk cannot see.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace framelift::plan {
+
+struct ArchCost {
+  std::string arch;               // framelift's name: srvgg_compact, rrdbnet, realcugan, rife, ...
+  int scale = 1;                  // output size / input size (1 for RIFE: it makes frames, not pixels)
+  double macs_per_px = 0;         // multiply-accumulates per input pixel (per new frame for RIFE)
+  double peak_elems_per_px = 0;   // live activation elements per input pixel at the worst point
+  double traffic_elems_per_px = 0;// activation elements written and read back, summed over layers
+  double params = 0;              // weights and biases
+  int tile_overlap = 0;           // input pixels of context a tile needs on each side
+  int size_multiple = 1;          // inputs are padded up to a multiple of this
+  bool tiled = true;              // false: the whole frame goes through at once (RIFE)
+
+  double flops_per_px() const { return 2 * macs_per_px; }
+};
+
+// Architecture parameters by name, as the state-dict detectors report them (models/*.cpp):
+// srvgg_compact num_feat/num_conv, rrdbnet nf/nb/gc/pixel_unshuffle, waifu2x_cunet with scale 1 or 2.
+using ArchParams = std::map<std::string, double>;
+
+// Throws Error(Usage, "architecture NAME: ...") for an architecture the planner has no model of.
+ArchCost arch_cost(const std::string& arch, int scale, const ArchParams& params = {});
+
+// The architectures arch_cost() knows.
+std::vector<std::string> known_architectures();
+
+// Layer-by-layer accounting, in units of "elements per input pixel": a tensor of C channels at
+// area A (its pixels / the input's pixels) counts C * A. Public so that tests can check it.
+class NetWalk {
+ public:
+  explicit NetWalk(double channels) : ch_(channels) {}
+
+  void conv(double out, int k, int stride = 1);    // k x k convolution
+  void deconv(double out, int k, int stride);      // transposed convolution, output area * stride^2
+  void resize(double factor);                      // interpolation into a new tensor
+  void shuffle(int factor);                        // pixel (un)shuffle by factor (<0: unshuffle)
+  void pointwise();                                // out-of-place elementwise op (add, prelu, warp)
+  void concat(double channels);                    // a concatenation of kept tensors: a new tensor
+  void keep();                                     // the current tensor stays alive (a skip)
+  void release(double channels, double area);      // a kept tensor dies
+  void extra(double elems);                        // a temporary alive at the next step only
+  void set(double channels, double area) { ch_ = channels; area_ = area; }
+
+  double channels() const { return ch_; }
+  double area() const { return area_; }
+  double macs() const { return macs_; }
+  double peak() const { return peak_; }
+  double traffic() const { return traffic_; }
+  double params() const { return params_; }
+
+ private:
+  void step(double out_channels, double out_area);
+
+  double ch_, area_ = 1, macs_ = 0, peak_ = 0, traffic_ = 0, params_ = 0, kept_ = 0, extra_ = 0;
+};
+
+}  // namespace framelift::plan

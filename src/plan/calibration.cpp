@@ -1,0 +1,115 @@
+#include "plan/calibration.h"
+
+#include <fstream>
+
+#include "util/error.h"
+#include "util/str.h"
+
+using nlohmann::json;
+
+namespace framelift::plan {
+namespace {
+
+// Shipped defaults, before any profile: the share of peak that PyTorch convolution networks
+// typically reach (docs/planner.md). Small-channel and stride-2 layers use tensor cores poorly,
+// so fp16 efficiency is lower than fp32's; CPUs lose most to memory traffic.
+constexpr double kTensorEfficiency = 0.35;
+constexpr double kFp32Efficiency = 0.55;
+constexpr double kCpuEfficiency = 0.25;
+// The CUDA caching allocator rounds blocks up and keeps freed ones: measured peaks run above the
+// sum of live tensors.
+constexpr double kMemoryFactor = 1.25;
+
+double peak_tflops(const Device& d, const std::string& precision) {
+  if (d.cpu || precision == "fp32") return d.fp32_tflops;
+  return precision == "bf16" ? d.bf16_tensor_tflops : d.fp16_tensor_tflops;
+}
+
+double number(const json& e, const char* key, const std::string& where) {
+  if (!e.contains(key) || !e[key].is_number() || e[key].get<double>() <= 0)
+    throw Error(ErrorKind::Input, str(where, ": '", key, "' is missing or not a positive number"));
+  return e[key].get<double>();
+}
+
+}  // namespace
+
+Calibration::Calibration() {
+  // Real-CUGAN's unpadded 3-channel convolutions at the output size and waifu2x's 16-32 channel
+  // first layers keep tensor cores idle more than the 64-channel bodies do.
+  efficiency_[{"", "realcugan"}] = 0.25;
+  efficiency_[{"", "waifu2x_cunet"}] = 0.25;
+  efficiency_[{"", "waifu2x_upconv7"}] = 0.25;
+  // RIFE runs many small layers at 1/8-1/2 size: launch-bound on fast GPUs.
+  efficiency_[{"", "rife"}] = 0.15;
+}
+
+double Calibration::compute_efficiency(const Device& d, const std::string& arch, const std::string& precision) const {
+  if (auto it = efficiency_.find({d.id, arch}); it != efficiency_.end()) return it->second;
+  double base = d.cpu ? kCpuEfficiency : precision == "fp32" ? kFp32Efficiency : kTensorEfficiency;
+  if (auto it = efficiency_.find({"", arch}); it != efficiency_.end() && !d.cpu)
+    base = precision == "fp32" ? it->second * kFp32Efficiency / kTensorEfficiency : it->second;
+  return base;
+}
+
+double Calibration::memory_factor(const Device& d, const std::string& arch) const {
+  if (auto it = memory_.find({d.id, arch}); it != memory_.end()) return it->second;
+  if (auto it = memory_.find({"", arch}); it != memory_.end()) return it->second;
+  return kMemoryFactor;
+}
+
+double Calibration::encoder_mpx_per_thread(const std::string& codec, const std::string& preset) const {
+  if (auto it = encoders_.find({codec, preset}); it != encoders_.end()) return it->second;
+  return 0;
+}
+
+void Calibration::add_manifest(const json& m, const std::string& name, const PlanCatalog& catalog) {
+  if (!m.is_object() || m.value("kind", "") != "framelift-profile")
+    throw Error(ErrorKind::Input, str(name, ": not a framelift profile manifest (kind must be \"framelift-profile\")"));
+  if (!m.contains("device") || !m["device"].is_object() || !m["device"].contains("id"))
+    throw Error(ErrorKind::Input, str(name, ": 'device.id' is missing"));
+  const std::string id = m["device"]["id"].get<std::string>();
+  const Device* d = id == "cpu" ? nullptr : catalog.device(id);
+  const Device cpu = id == "cpu" ? local_cpu() : Device{};
+  if (id == "cpu") d = &cpu;
+  if (!d) throw Error(ErrorKind::Input, str(name, ": device '", id, "' is not in the catalog (add it with --catalog)"));
+  const std::string precision = m.value("precision", "fp16");
+  for (const json& r : m.value("runs", json::array())) {
+    const std::string arch = r.value("arch", "");
+    const std::string where = str(name, ": run ", arch.empty() ? "?" : arch);
+    const ArchCost cost = arch_cost(arch, r.value("scale", 1), r.value("params", ArchParams{}));
+    const double px = number(r, "input_width", where) * number(r, "input_height", where) * r.value("batch", 1);
+    const double seconds = number(r, "seconds", where);
+    const double bytes = precision == "fp32" || d->cpu ? 4 : 2;
+    // Take the memory-traffic time out first; what is left is compute at the unknown efficiency.
+    const double memory_s = cost.traffic_elems_per_px * px * bytes / (d->memory_bandwidth_gbs * 1e9 * bandwidth_efficiency());
+    const double compute_s = std::max(seconds - memory_s, seconds * 0.1);
+    const double eff = cost.flops_per_px() * px / (peak_tflops(*d, precision) * 1e12 * compute_s);
+    efficiency_[{d->id, arch}] = eff;
+    efficiency_[{"", arch}] = eff;  // a measurement beats the default on other GPUs too
+    if (r.contains("peak_activation_bytes")) {
+      const double walked = cost.peak_elems_per_px * px * bytes;
+      memory_[{d->id, arch}] = number(r, "peak_activation_bytes", where) / walked;
+      memory_[{"", arch}] = memory_[{d->id, arch}];
+    }
+  }
+  for (const json& e : m.value("encoders", json::array())) {
+    const std::string where = str(name, ": encoder ", e.value("codec", "?"));
+    const double mpx = number(e, "width", where) * number(e, "height", where) * number(e, "fps", where) / 1e6;
+    encoders_[{e.value("codec", ""), e.value("preset", "")}] = mpx / number(e, "threads", where);
+  }
+  ++manifests_;
+}
+
+void Calibration::add_manifest_file(const std::filesystem::path& file, const PlanCatalog& catalog) {
+  std::ifstream in(file);
+  if (!in) throw Error(ErrorKind::Input, str(file.string(), ": cannot open the calibration manifest"));
+  json m;
+  try {
+    m = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorKind::Input, str(file.string(), ": not valid JSON (", e.what(), ")"));
+  }
+  add_manifest(m, file.string(), catalog);
+}
+
+}  // namespace framelift::plan

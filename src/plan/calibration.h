@@ -1,0 +1,45 @@
+#pragma once
+// Efficiency factors that turn peak TFLOPS into speed and the walked activation peak into memory,
+// with shipped defaults and updates from `framelift profile` manifests (docs/planner.md defines
+// their fields). A factor for one GPU and architecture beats one for the architecture on any GPU,
+// which beats the default.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/arch_cost.h"
+#include "plan/gpu_catalog.h"
+
+namespace framelift::plan {
+
+class Calibration {
+ public:
+  Calibration();  // the shipped defaults
+
+  // Reads a profile manifest; each run becomes a factor for its (gpu, arch). Throws
+  // Error(Input, "<name>: <problem>") for a manifest without the fields calibration needs.
+  // The catalog gives the peak figures the measured speeds are divided by.
+  void add_manifest(const nlohmann::json& manifest, const std::string& name, const PlanCatalog& catalog);
+  void add_manifest_file(const std::filesystem::path& file, const PlanCatalog& catalog);
+
+  // Fraction of the device's peak (tensor for fp16/bf16, FP32 otherwise) that `arch` reaches.
+  double compute_efficiency(const Device& d, const std::string& arch, const std::string& precision) const;
+  // Measured peak activation memory / walked peak (caching allocator, cuDNN buffers).
+  double memory_factor(const Device& d, const std::string& arch) const;
+  // Fraction of peak memory bandwidth reached by activation traffic.
+  double bandwidth_efficiency() const { return 0.7; }
+  // Measured encoder speed in megapixels per second per thread, or 0 when no manifest had one.
+  double encoder_mpx_per_thread(const std::string& codec, const std::string& preset) const;
+  int manifests() const { return manifests_; }
+
+ private:
+  using Key = std::pair<std::string, std::string>;  // gpu id ("" for any), arch
+  std::map<Key, double> efficiency_, memory_;
+  std::map<Key, double> encoders_;  // (codec, preset) -> Mpx/s per thread
+  int manifests_ = 0;
+};
+
+}  // namespace framelift::plan

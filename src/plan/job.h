@@ -1,0 +1,38 @@
+#pragma once
+// A video job as the planner sees it: the input's size, length and bytes, the model stages in
+// order, and the encoder. Built from a probe and a --pipeline string (pipeline_spec.h) or by hand.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/arch_cost.h"
+
+namespace framelift::plan {
+
+struct StageSpec {
+  std::string kind;     // upscale, denoise, interpolate, resize
+  std::string model;    // catalog name or "arch=..." for display
+  ArchCost cost;        // the network that runs (unused for resize)
+  double scale = 1;     // output size / input size of this stage (an x2 may run an x4 net: cost.scale)
+  int frame_factor = 1; // interpolate: output frames per input frame
+};
+
+struct Job {
+  int width = 0, height = 0;
+  int64_t frames = 0;
+  double fps = 0;
+  double duration_s = 0;
+  double input_bytes = 0;
+  std::vector<StageSpec> stages;
+  std::string codec = "libx264";
+  std::string preset;             // empty: the encoder's default
+  std::string precision = "fp16"; // on GPUs; CPUs run fp32
+  int batch = 1;
+  double segment_s = 10;          // job segment length (docs/jobs.md): the unit re-done after a reclaim
+
+  int out_width() const;
+  int out_height() const;
+  int64_t out_frames() const;
+};
+
+}  // namespace framelift::plan

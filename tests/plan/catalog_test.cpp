@@ -1,0 +1,118 @@
+// The shipped catalog is complete and dated; user files override it entry by entry.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "library/catalog.h"
+#include "plan/calibration.h"
+#include "plan/format.h"
+#include "plan/pipeline_spec.h"
+#include "plan/planner.h"
+#include "plan_test_util.h"
+#include "util/error.h"
+
+using namespace framelift::plan;
+using nlohmann::json;
+
+TEST(PlanCatalog, ShipsEveryDeviceOfTheIssueWithItsFigures) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  for (const char* id : {"rtx3080", "rtx3090", "rtx4080", "rtx4090", "a40", "rtx-a5000", "rtx6000-ada", "l4", "l40s",
+                         "a10g", "a100-40gb", "a100-80gb", "h100", "h200"}) {
+    const Device* d = c.device(id);
+    ASSERT_TRUE(d) << id;
+    EXPECT_GT(d->memory_gb, 0) << id;
+    EXPECT_GT(d->fp16_tensor_tflops, d->fp32_tflops * 0.9) << id;
+  }
+  // The datacenter Ampere/Hopper parts have no encoder.
+  for (const char* id : {"a100-40gb", "a100-80gb", "h100", "h200"}) EXPECT_EQ(c.device(id)->nvenc, 0) << id;
+  EXPECT_TRUE(c.device("l4")->av1_encode);
+  EXPECT_FALSE(c.device("a40")->av1_encode);
+  for (const char* p : {"runpod", "vast", "lambda", "vultr", "aws", "gcp", "azure", "coreweave"}) EXPECT_TRUE(c.provider(p)) << p;
+  ASSERT_EQ(c.as_of().size(), 2u);
+}
+
+TEST(PlanCatalog, UserFileOverridesFieldsAndAddsEntries) {
+  json base{{"as_of", "2025-01-01"},
+            {"gpus", {framelift::plan::testing::gpu("g", 24, 100)}},
+            {"providers", {framelift::plan::testing::provider("p")}},
+            {"offers", {framelift::plan::testing::offer("p", "g", 1.0, 0.5)}}};
+  json user{{"gpus", {{{"id", "g"}, {"memory_gb", 48}}, framelift::plan::testing::gpu("new", 16, 50)}},
+            {"offers", {{{"provider", "p"}, {"gpu", "g"}, {"on_demand", 0.8}}, framelift::plan::testing::offer("p", "new", 0.3)}}};
+  const PlanCatalog c = PlanCatalog::from_json({base, user}, {"base", "user"});
+  EXPECT_EQ(c.device("g")->memory_gb, 48);
+  EXPECT_EQ(c.device("g")->fp16_tensor_tflops, 100);  // left out: kept
+  ASSERT_EQ(c.offers().size(), 2u);
+  EXPECT_EQ(c.offers()[0].on_demand, 0.8);
+  EXPECT_EQ(c.offers()[0].spot, 0.5);
+  EXPECT_TRUE(c.device("new"));
+}
+
+TEST(PlanCatalog, ErrorsNameTheFileAndTheEntry) {
+  json bad{{"providers", {framelift::plan::testing::provider("p")}},
+           {"offers", {framelift::plan::testing::offer("p", "ghost", 1.0)}}};
+  try {
+    PlanCatalog::from_json({bad}, {"mine.json"});
+    FAIL();
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Input);
+    EXPECT_NE(std::string(e.what()).find("mine.json: offer p/ghost"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(PlanCatalog::load({"/nonexistent/catalog.json"}), framelift::Error);
+}
+
+TEST(PlanCatalog, LocalCpuHasCoresAndMemory) {
+  const Device d = local_cpu();
+  EXPECT_TRUE(d.cpu);
+  EXPECT_GE(d.cores, 1);
+  EXPECT_GT(d.memory_gb, 0);
+  EXPECT_GT(d.fp32_tflops, 0);
+  EXPECT_EQ(d.nvenc, 0);
+}
+
+TEST(Calibration, AManifestRunMakesThePlannerPredictItsTime) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  json m{{"schema", 1}, {"kind", "framelift-profile"}, {"device", {{"id", "rtx4090"}}}, {"precision", "fp16"},
+         {"runs", {{{"arch", "srvgg_compact"}, {"scale", 4}, {"input_width", 1920}, {"input_height", 1080},
+                    {"seconds", 0.05}, {"peak_activation_bytes", 3e9}}}},
+         {"encoders", {{{"codec", "libx265"}, {"preset", "medium"}, {"width", 1920}, {"height", 1080}, {"fps", 20}, {"threads", 8}}}}};
+  Calibration cal;
+  cal.add_manifest(m, "m.json", c);
+  Job j = framelift::plan::testing::job_1080p({framelift::plan::testing::upscale("srvgg_compact", 4)});
+  const auto e = estimate_device(j, *c.device("rtx4090"), 16, {}, cal);
+  EXPECT_EQ(e.tile, 0);  // whole 1080p frames fit in 24 GB
+  EXPECT_NEAR(e.gpu_s_per_frame, 0.05, 1e-6);
+  EXPECT_NEAR(cal.encoder_mpx_per_thread("libx265", "medium"), 1920 * 1080 * 20 / 1e6 / 8, 1e-9);
+  EXPECT_THROW(cal.add_manifest(json{{"kind", "other"}}, "x.json", c), framelift::Error);
+}
+
+TEST(PipelineSpec, CatalogModelsResolveToTheirNetworks) {
+  const auto models = framelift::library::Catalog::load_default();
+  auto stages = parse_pipeline("upscale:model=realesr-animevideov3-x2,interpolate:fps=60", models, 24);
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].cost.arch, "srvgg_compact");
+  EXPECT_EQ(stages[0].cost.scale, 4);  // the ncnn x2 runs the x4 network
+  EXPECT_EQ(stages[0].scale, 2);
+  EXPECT_EQ(stages[1].cost.arch, "rife");
+  EXPECT_EQ(stages[1].frame_factor, 3);
+  stages = parse_pipeline("upscale:arch=rrdbnet:scale=4:nb=6,resize:scale=0.5", models, 24);
+  EXPECT_EQ(stages[0].cost.macs_per_px, arch_cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
+  EXPECT_EQ(stages[1].scale, 0.5);
+  EXPECT_EQ(parse_pipeline("upscale:model=realesrgan-x4plus-anime", models, 24)[0].cost.macs_per_px,
+            arch_cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
+  EXPECT_THROW(parse_pipeline("upscale:model=realesrgan-x4plsu", models, 24), framelift::Error);
+  EXPECT_THROW(parse_pipeline("sharpen:amount=2", models, 24), framelift::Error);
+}
+
+TEST(PipelineSpec, EveryCatalogModelHasACostModel) {
+  for (const auto& m : framelift::library::Catalog::load_default().models()) EXPECT_NO_THROW(stage_for_model(m)) << m.name;
+}
+
+TEST(Format, Durations) {
+  EXPECT_EQ(parse_duration("2h", "--deadline"), 7200);
+  EXPECT_EQ(parse_duration("1h30m", "--deadline"), 5400);
+  EXPECT_EQ(parse_duration("90", "--deadline"), 90);
+  EXPECT_EQ(parse_duration("1.5h", "--deadline"), 5400);
+  EXPECT_THROW(parse_duration("soon", "--deadline"), framelift::Error);
+  EXPECT_EQ(human_duration(5400), "1h30m");
+  EXPECT_EQ(money(0.456), "$0.46");
+}

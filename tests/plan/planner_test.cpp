@@ -1,0 +1,191 @@
+// The planner's choices: memory fit decides before price, then deadline, then cost.
+#include <gtest/gtest.h>
+
+#include "plan/planner.h"
+#include "plan/report.h"
+#include "plan_test_util.h"
+
+using namespace framelift::plan;
+using namespace framelift::plan::testing;
+
+namespace {
+
+const OfferEstimate& row(const Plan& p, const std::string& gpu, const std::string& provider) {
+  for (const auto& r : p.rows)
+    if (r.est.device.id == gpu && r.provider.id == provider) return r;
+  throw std::runtime_error("no row " + gpu + "/" + provider);
+}
+
+}  // namespace
+
+TEST(Planner, NeverRecommendsADeviceTheJobDoesNotFit) {
+  // RIFE runs on whole frames: 4K needs more than the cheap 1 GB card has, however cheap it is.
+  nlohmann::json doc{{"gpus", {gpu("tiny", 1, 1000), gpu("big", 48, 100)}},
+                     {"providers", {provider("p")}},
+                     {"offers", {offer("p", "tiny", 0.01), offer("p", "big", 3.0)}}};
+  const PlanCatalog c = catalog(doc);
+  Job j = job_1080p({interpolate(2)});
+  j.width = 3840;
+  j.height = 2160;
+  const Plan plan = make_plan(j, c, {}, Calibration());
+  EXPECT_EQ(row(plan, "tiny", "p").est.fit, Fit::No);
+  EXPECT_FALSE(row(plan, "tiny", "p").est.why_not.empty());
+  ASSERT_TRUE(plan.recommended);
+  EXPECT_EQ(plan.rows[*plan.recommended].est.device.id, "big");
+  EXPECT_LE(plan.rows[*plan.recommended].est.memory_gb, 48 * 0.8);
+  EXPECT_EQ(plan.rows.back().est.device.id, "tiny");  // what cannot run ranks last
+}
+
+TEST(Planner, NeverRecommendsATightFit) {
+  // Weights and context fit in 1.2 GB only by eating into the 20% margin.
+  nlohmann::json doc{{"gpus", {gpu("tight", 1.15, 1000), gpu("roomy", 24, 100)}},
+                     {"providers", {provider("p")}},
+                     {"offers", {offer("p", "tight", 0.01), offer("p", "roomy", 1.0)}}};
+  const Plan plan = make_plan(job_1080p({upscale("srvgg_compact", 2)}), catalog(doc), {}, Calibration());
+  EXPECT_NE(row(plan, "tight", "p").est.fit, Fit::Yes);
+  ASSERT_TRUE(plan.recommended);
+  EXPECT_EQ(plan.rows[*plan.recommended].est.device.id, "roomy");
+}
+
+TEST(Planner, PicksTheCheaperOfTwoFittingOffers) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}},
+                     {"providers", {provider("dear"), provider("cheap")}},
+                     {"offers", {offer("dear", "g", 2.0), offer("cheap", "g", 1.0)}}};
+  const Plan plan = make_plan(job_1080p({upscale("srvgg_compact", 2)}), catalog(doc), {}, Calibration());
+  ASSERT_TRUE(plan.recommended);
+  EXPECT_EQ(plan.rows[*plan.recommended].provider.id, "cheap");
+  EXPECT_NEAR(row(plan, "g", "dear").cost, 2 * row(plan, "g", "cheap").cost, 1e-9);
+}
+
+TEST(Planner, DeadlineBeatsPrice) {
+  nlohmann::json doc{{"gpus", {gpu("slow", 24, 20), gpu("fast", 80, 800)}},
+                     {"providers", {provider("p")}},
+                     {"offers", {offer("p", "slow", 0.2), offer("p", "fast", 4.0)}}};
+  const Job j = job_1080p({upscale("rrdbnet", 4)});
+  const Calibration cal;
+  const Plan open = make_plan(j, catalog(doc), {}, cal);
+  const double slow_time = row(open, "slow", "p").time_s, fast_time = row(open, "fast", "p").time_s;
+  ASSERT_LT(fast_time, slow_time);
+  PlanOptions o;
+  o.deadline_s = (slow_time + fast_time) / 2;
+  const Plan plan = make_plan(j, catalog(doc), o, cal);
+  ASSERT_TRUE(plan.recommended);
+  EXPECT_EQ(plan.rows[*plan.recommended].est.device.id, "fast");
+  EXPECT_FALSE(row(plan, "slow", "p").meets_deadline);
+  // Nothing meets an impossible deadline: no recommendation, but a sentence naming the fastest.
+  o.deadline_s = 1;
+  const Plan none = make_plan(j, catalog(doc), o, cal);
+  EXPECT_FALSE(none.recommended);
+  EXPECT_NE(none.recommendation.find("fast"), std::string::npos);
+}
+
+TEST(Planner, TimeIsFramesOverFpsPlusStartupAndTransfer) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider("p")}}, {"offers", {offer("p", "g", 1.0)}}};
+  const Job j = job_1080p({upscale("srvgg_compact", 2)});
+  PlanOptions o;
+  const Plan plan = make_plan(j, catalog(doc), o, Calibration());
+  const auto& r = plan.rows.at(0);
+  EXPECT_NEAR(r.compute_s, o.startup_s + j.out_frames() / r.est.fps, 1e-6);
+  EXPECT_NEAR(r.transfer_s, (j.input_bytes + plan.output_bytes) * 8 / 10e9, 1e-9);
+  EXPECT_NEAR(r.cost, (r.compute_s + r.transfer_s) / 3600 * 1.0, 1e-9);
+}
+
+TEST(Planner, SpotAddsExpectedReworkThatGrowsWithTheRate) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider("p")}}, {"offers", {offer("p", "g", 1.0, 0.5)}}};
+  const Job j = job_1080p({upscale("rrdbnet", 4)});
+  PlanOptions o;
+  o.interruption_rate = 0;
+  const auto calm = make_plan(j, catalog(doc), o, Calibration()).rows.at(0);
+  o.interruption_rate = 0.5;
+  const auto stormy = make_plan(j, catalog(doc), o, Calibration()).rows.at(0);
+  EXPECT_NEAR(*calm.spot_cost, calm.time_s / 3600 * 0.5, 1e-9);
+  EXPECT_GT(*stormy.spot_time_s, calm.time_s);
+  EXPECT_GT(stormy.expected_interruptions, 0);
+  EXPECT_NEAR(*stormy.spot_cost, *stormy.spot_time_s / 3600 * 0.5, 1e-9);
+}
+
+TEST(Planner, RanksBySpotWhenAsked) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}},
+                     {"providers", {provider("a"), provider("b")}},
+                     {"offers", {offer("a", "g", 1.0, 0.9), offer("b", "g", 1.2, 0.3)}}};
+  PlanOptions o;
+  o.interruption_rate = 0;
+  const Job j = job_1080p({upscale("srvgg_compact", 2)});
+  EXPECT_EQ(make_plan(j, catalog(doc), o, Calibration()).rows.at(0).provider.id, "a");
+  o.spot = true;
+  EXPECT_EQ(make_plan(j, catalog(doc), o, Calibration()).rows.at(0).provider.id, "b");
+}
+
+TEST(Planner, MoreMemoryAllowsALargerTile) {
+  Job j = job_1080p({upscale("rrdbnet", 4)});
+  j.width = 3840;
+  j.height = 2160;
+  const PlanCatalog c = catalog({{"gpus", {gpu("small", 10, 100), gpu("large", 80, 100)}}});
+  const auto small = estimate_device(j, *c.device("small"), 8, {}, Calibration());
+  const auto large = estimate_device(j, *c.device("large"), 8, {}, Calibration());
+  ASSERT_EQ(small.fit, Fit::Yes);
+  EXPECT_GT(small.tile, 0);
+  EXPECT_TRUE(large.tile == 0 || large.tile > small.tile);
+  EXPECT_GE(small.margin, 0.2);
+  EXPECT_GE(small.tile, kMinTile);
+}
+
+TEST(Planner, NoNvencFallsToTheCpuWithAWarning) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  Job j = job_1080p({upscale("srvgg_compact", 2)});
+  const auto h100 = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
+  EXPECT_FALSE(h100.encode.on_gpu);
+  EXPECT_EQ(h100.encode.codec, "libx265");
+  ASSERT_FALSE(h100.warnings.empty());
+  EXPECT_NE(h100.warnings.front().find("no NVENC"), std::string::npos);
+  const auto l4 = estimate_device(j, *c.device("l4"), 16, {}, Calibration());
+  EXPECT_TRUE(l4.encode.on_gpu);
+  // AV1 needs an Ada encoder: the RTX 3090 has NVENC but not for AV1.
+  j.codec = "av1_nvenc";
+  EXPECT_TRUE(estimate_device(j, *c.device("rtx3090"), 16, {}, Calibration()).encode.fell_back);
+  EXPECT_FALSE(estimate_device(j, *c.device("rtx4090"), 16, {}, Calibration()).encode.fell_back);
+}
+
+TEST(Planner, WarnsOfOverkillWhenTheEncoderBounds) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  Job j = job_1080p({upscale("srvgg_compact", 2)});
+  j.codec = "libx265";
+  j.preset = "slow";
+  const auto e = estimate_device(j, *c.device("h200"), 16, {}, Calibration());
+  EXPECT_EQ(e.bound, "encode");
+  bool overkill = false;
+  for (const auto& w : e.warnings) overkill = overkill || w.find("overkill") != std::string::npos;
+  EXPECT_TRUE(overkill);
+}
+
+TEST(Planner, InterpolationMultipliesFramesAndWork) {
+  const PlanCatalog c = catalog({{"gpus", {gpu("g", 24, 100)}}});
+  const Job one = job_1080p({upscale("srvgg_compact", 2)});
+  const Job two = job_1080p({upscale("srvgg_compact", 2), interpolate(3)});
+  EXPECT_EQ(two.out_frames(), 3 * one.out_frames());
+  const auto a = estimate_device(one, *c.device("g"), 16, {}, Calibration());
+  const auto b = estimate_device(two, *c.device("g"), 16, {}, Calibration());
+  EXPECT_GT(b.gpu_s_per_frame, a.gpu_s_per_frame);
+}
+
+TEST(Report, JsonTextAndHtmlCarryTheRecommendation) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  PlanOptions o;
+  o.deadline_s = 4 * 3600;
+  const Plan plan = make_plan(job_1080p({upscale("srvgg_compact", 2)}), c, o, Calibration());
+  ASSERT_TRUE(plan.recommended);
+  const auto j = plan_json(plan);
+  EXPECT_EQ(j["rows"].size(), c.offers().size());
+  EXPECT_TRUE(j["rows"][*plan.recommended]["recommended"].get<bool>());
+  EXPECT_EQ(j["recommendation"], plan.recommendation);
+  const std::string text = plan_text(plan);
+  EXPECT_NE(text.find(plan.recommendation), std::string::npos);
+  EXPECT_NE(text.find("as of"), std::string::npos);
+  const std::string html = plan_html(plan);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("deadline"), std::string::npos);
+  // Self-contained: no scripts, stylesheets or images from elsewhere.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+}
