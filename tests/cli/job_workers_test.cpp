@@ -109,8 +109,11 @@ TEST(JobWorkers, PreemptionNoticeStopsTheJobAndRunsTheFailHook) {
                            " --pipeline resize:scale=0.5,interpolate:factor=2 -c ffv1 --segment-frames 4 --progress none"
                            " --watch-preemption gcp --on-fail 'echo $FRAMELIFT_STATUS > " + (dir / "hook").string() + "'";
   std::string log;
+  // The notice comes once a segment is finished (however loaded the machine).
+  const std::string journal = shell_quote(dir / "out.mkv.framelift-job" / "journal");
   const int rc = run_command("( FRAMELIFT_METADATA_URL=" + server.url("") + " " + shell_quote(cli_path()) + " " + args +
-                             " & pid=$!; sleep 4; echo TRUE > " + shell_quote(flag) + "; wait $pid )",
+                             " & pid=$!; for i in $(seq 1200); do ls " + journal + "/*.json >/dev/null 2>&1 && break; sleep 0.1; done; "
+                             "echo TRUE > " + shell_quote(flag) + "; wait $pid )",
                              &log);
   EXPECT_EQ(rc, 130) << log;
   EXPECT_NE(log.find("reclaims"), std::string::npos) << log;
