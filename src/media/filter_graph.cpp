@@ -89,10 +89,14 @@ FilterGraph::FilterGraph(const VideoFormat& in, const std::string& description, 
   const std::string bad = str(what_, ": bad filter graph '", description, "'");
   if (ret < 0) {
     const std::string name = unknown_filter(description);
-    throw Error(ErrorKind::Usage, name.empty() ? str(bad, ": ", av_error_text(ret)) : str(bad, ": no filter named '", name, "'"));
+    throw Error(ErrorKind::Usage, name.empty() ? str(bad, ": ", av_error_text(ret), " (--log-level debug shows libavfilter's reason)")
+                                               : str(bad, ": no filter named '", name, "'"));
   }
   if (outputs || inputs) throw Error(ErrorKind::Usage, str(bad, ": it must have exactly one video input and output"));
-  check(avfilter_graph_config(graph_.get(), nullptr), ErrorKind::Usage, bad);
+  // Parsed but not configurable: unconnected pads, impossible sizes, formats. libavfilter says
+  // which in its log, which framelift shows at debug level only.
+  if (int config = avfilter_graph_config(graph_.get(), nullptr); config < 0)
+    throw Error(ErrorKind::Usage, str(bad, ": ", av_error_text(config), " (--log-level debug shows libavfilter's reason)"));
   if (av_buffersink_get_type(sink_) != AVMEDIA_TYPE_VIDEO)
     throw Error(ErrorKind::Usage, str(bad, ": its output is not video"));
 }
