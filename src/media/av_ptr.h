@@ -20,6 +20,7 @@ struct InputFormatClose { void operator()(AVFormatContext* f) const { avformat_c
 struct OutputFormatFree { void operator()(AVFormatContext* f) const { avformat_free_context(f); } };
 struct SwsFree { void operator()(SwsContext* s) const { sws_freeContext(s); } };
 struct FilterGraphFree { void operator()(AVFilterGraph* g) const { avfilter_graph_free(&g); } };
+struct FilterInOutFree { void operator()(AVFilterInOut* io) const { avfilter_inout_free(&io); } };
 struct BufferRefFree { void operator()(AVBufferRef* b) const { av_buffer_unref(&b); } };
 struct DictFree { void operator()(AVDictionary* d) const { av_dict_free(&d); } };
 
@@ -30,6 +31,7 @@ using InputFormatPtr = std::unique_ptr<AVFormatContext, InputFormatClose>;
 using OutputFormatPtr = std::unique_ptr<AVFormatContext, OutputFormatFree>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsFree>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphFree>;
+using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutFree>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefFree>;
 
 // Allocators that never return null (they throw framelift::Error on allocation failure).

@@ -19,6 +19,8 @@ VideoFormat VideoFormat::of_frame(const AVFrame* f, AVRational time_base, AVRati
   v.matrix = f->colorspace;
   v.range = f->color_range;
   v.chroma_location = f->chroma_location;
+  // A frame flagged progressive may only mean the decoder does not flag fields: unknown, not progressive.
+  if (f->interlaced_frame) v.field_order = f->top_field_first ? AV_FIELD_TT : AV_FIELD_BB;
   return v;
 }
 

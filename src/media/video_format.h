@@ -4,6 +4,7 @@
 #include <cstdint>
 
 extern "C" {
+#include <libavcodec/codec_par.h>
 #include <libavutil/avutil.h>
 #include <libavutil/frame.h>
 #include <libavutil/pixfmt.h>
@@ -28,9 +29,16 @@ struct VideoFormat {
   AVColorSpace matrix = AVCOL_SPC_UNSPECIFIED;
   AVColorRange range = AVCOL_RANGE_UNSPECIFIED;
   AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
+  // How the source's pictures are scanned: AV_FIELD_TT/BB/TB/BT interlaced, PROGRESSIVE, or
+  // UNKNOWN. From the decoded frame's interlace flags, else the container's field order (the
+  // runner fills that in); `deinterlace` decides from it, and sets PROGRESSIVE after itself.
+  AVFieldOrder field_order = AV_FIELD_UNKNOWN;
 
   static VideoFormat of_frame(const AVFrame* frame, AVRational time_base, AVRational frame_rate);
   int bit_depth() const;
+  bool interlaced() const { return field_order != AV_FIELD_UNKNOWN && field_order != AV_FIELD_PROGRESSIVE; }
+  // Whether the field displayed first is the top one (TT, and BT: bottom coded, top shown first).
+  bool top_field_first() const { return field_order == AV_FIELD_TT || field_order == AV_FIELD_BT; }
 };
 
 // The matrix framelift uses for YUV<->RGB when the stream does not say: BT.601 below 720 lines,

@@ -18,6 +18,7 @@ extern "C" {
 #include "infer/frame_tensor.h"
 #include "media/av_error.h"
 #include "media/demuxer.h"
+#include "media/filter_graph.h"
 #include "media/frame_converter.h"
 #include "media/hdr_side_data.h"
 #include "media/muxer.h"
@@ -185,6 +186,8 @@ RunReport run_pipeline(const RunOptions& o) {
     throw Error(ErrorKind::Input, str(o.input, ": seeking to segment ", o.window->index, " landed after its start"));
   const AVRational rate = av_guess_frame_rate(demux.format(), vst, nullptr);
   media::VideoFormat in_format = media::VideoFormat::of_frame(primed.front().get(), vst->time_base, rate);
+  // Decoders that do not flag interlaced frames (FFV1, raw, MPEG-4): the container's field order.
+  if (in_format.field_order == AV_FIELD_UNKNOWN) in_format.field_order = vst->codecpar->field_order;
   // Retiming stages lay their grid from the video's first frame, wherever this run starts.
   in_format.start_pts = segment && !o.window->plan->frame_pts.empty() && !window.whole()
                             ? o.window->plan->frame_pts.front()
@@ -307,6 +310,14 @@ RunReport run_pipeline(const RunOptions& o) {
       };
       for (size_t i = stages.size(); i-- > 0;)
         emit[i] = [&, i](Frame f) { stages[i]->push(std::move(f), emit[i + 1]); };
+      // A first stage that filters the decoded frames (deinterlace, see Stage::decoded_frame_graph)
+      // gets them before the conversion; the second stage gets its output.
+      media::FilterGraph* frame_graph = stages.empty() ? nullptr : stages[0]->decoded_frame_graph();
+      auto from_frame_graph = [&](media::FramePtr g) {
+        current = g.get();
+        emit[1](Frame{to_tensor.convert(current), g->pts});
+        current = nullptr;
+      };
 
       while (auto f = decoded.pop()) {
         throw_if_stop_requested();
@@ -315,6 +326,9 @@ RunReport run_pipeline(const RunOptions& o) {
           media::FramePtr out = converter.convert(std::move(*f));
           out->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
           if (!to_encode.push(std::move(out))) return;
+        } else if (frame_graph) {
+          frame_graph->push(std::move(*f));
+          frame_graph->pull(from_frame_graph);
         } else {
           current = f->get();
           emit[0](Frame{to_tensor.convert(current), (*f)->pts});
@@ -322,7 +336,8 @@ RunReport run_pipeline(const RunOptions& o) {
       }
       if (latch.failed()) return;
       current = nullptr;
-      for (size_t i = 0; i < stages.size(); ++i) stages[i]->flush(emit[i + 1]);
+      if (frame_graph) frame_graph->flush(from_frame_graph);
+      for (size_t i = frame_graph ? 1 : 0; i < stages.size(); ++i) stages[i]->flush(emit[i + 1]);
       to_encode.close();
     } catch (...) {
       latch.fail(std::current_exception(), decoded, to_encode);

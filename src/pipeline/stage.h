@@ -13,6 +13,10 @@
 #include "media/video_format.h"
 #include "pipeline/frame.h"
 
+namespace framelift::media {
+class FilterGraph;
+}
+
 namespace framelift::pipeline {
 
 class Stage {
@@ -27,6 +31,12 @@ class Stage {
   // exactly as in one uninterrupted run (interpolation: the neighbour it blends with). A job's
   // segment is fed this much more, and what those frames produce outside it is dropped.
   virtual int context_frames() const { return 0; }
+  // A stage that does better on the decoded frames than on RGB (deinterlace: the two fields of
+  // 4:2:0 chroma are only apart before the conversion) may offer, after configure(), a filter
+  // graph taking the decoded frames in their own format and time base. When it is the first stage
+  // the runner sends the decoded frames through that graph instead of calling its push() and
+  // flush(), and converts what comes out for the next stage. Anywhere else it is not used.
+  virtual media::FilterGraph* decoded_frame_graph() { return nullptr; }
 };
 
 }  // namespace framelift::pipeline

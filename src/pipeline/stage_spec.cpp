@@ -9,27 +9,70 @@
 namespace framelift::pipeline {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    parts.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return parts;
-    start = pos + 1;
-  }
-}
+// One KEY=VALUE or NAME between top-level separators. `after` is the separator that ended it
+// (',' or ':'; 0 at the end of the text). A quoted value keeps its text exactly, blanks included.
+struct Field {
+  std::string text;
+  bool quoted = false;
+  char after = 0;
+};
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-void add_option(StageSpec& spec, const std::string& item, std::map<std::string, std::string>& values) {
+// Index of the character closing the quote or bracket at `open`. Brackets nest, so a value in
+// brackets may itself hold libavfilter's [label]s; quotes end at the next identical quote.
+size_t closing(const std::string& s, size_t open) {
+  const char mate = s[open] == '[' ? ']' : s[open];
+  int depth = 0;
+  for (size_t i = open + 1; i < s.size(); ++i) {
+    if (s[open] == '[' && s[i] == '[') ++depth;
+    if (s[i] == mate && depth-- == 0) return i;
+  }
+  throw Error(ErrorKind::Usage, str("pipeline: ", s[open], " without its closing ", mate, " in '", s, "'"));
+}
+
+std::vector<Field> fields(const std::string& s) {
+  std::vector<Field> out(1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == ',' || c == ':') {
+      out.back().after = c;
+      out.emplace_back();
+      continue;
+    }
+    Field& f = out.back();
+    f.text += c;
+    if (c != '=' || f.text.find('=') != f.text.size() - 1) continue;
+    // A value that starts with ', " or [ runs to its mate, commas and colons included.
+    size_t open = i + 1;
+    while (open < s.size() && blank(s[open])) ++open;
+    if (open == s.size() || (s[open] != '\'' && s[open] != '"' && s[open] != '[')) continue;
+    const size_t close = closing(s, open);
+    f.text += s.substr(open + 1, close - open - 1);
+    f.quoted = true;
+    i = close + 1;
+    while (i < s.size() && blank(s[i])) ++i;
+    if (i < s.size() && s[i] != ',' && s[i] != ':')
+      throw Error(ErrorKind::Usage, str("pipeline: '", s.substr(i), "' follows the closing ", s[close],
+                                        " (separate options with ':', stages with ',')"));
+    --i;  // the loop's ++i lands on the separator
+  }
+  return out;
+}
+
+void add_option(StageSpec& spec, const Field& field, std::map<std::string, std::string>& values) {
+  const std::string& item = field.text;
   size_t eq = item.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw Error(ErrorKind::Usage, str("pipeline: expected KEY=VALUE in stage '", spec.name, "', got '", item, "'"));
-  values[trim(item.substr(0, eq))] = trim(item.substr(eq + 1));
+  if (eq == std::string::npos || trim(item.substr(0, eq)).empty())
+    throw Error(ErrorKind::Usage, str("pipeline: expected KEY=VALUE in stage '", spec.name, "', got '", trim(item),
+                                      "' (quote a value that holds ',' or ':', as KEY='...' or KEY=[...])"));
+  const std::string value = item.substr(eq + 1);
+  values[trim(item.substr(0, eq))] = field.quoted ? value : trim(value);
 }
 
 }  // namespace
@@ -74,20 +117,28 @@ void StageOptions::expect_only(const std::vector<std::string>& known) const {
 std::vector<StageSpec> parse_pipeline(const std::string& text) {
   std::vector<StageSpec> specs;
   std::vector<std::map<std::string, std::string>> values;
-  for (const std::string& raw : split(text, ',')) {
-    std::string item = trim(raw);
-    if (item.empty()) continue;
-    size_t colon = item.find(':'), eq = item.find('=');
-    bool continues = eq != std::string::npos && (colon == std::string::npos || eq < colon);
-    if (continues) {
-      if (specs.empty()) throw Error(ErrorKind::Usage, str("pipeline: '", item, "' comes before any stage name"));
-      add_option(specs.back(), item, values.back());
+  const std::vector<Field> all = fields(text);
+  for (size_t i = 0; i < all.size();) {
+    // An item: the fields up to the next top-level comma.
+    size_t end = i;
+    while (end + 1 < all.size() && all[end].after != ',') ++end;
+    const Field& first = all[i];
+    const std::string head = trim(first.text);
+    if (end == i && head.empty() && !first.quoted) {  // ",," or a trailing comma
+      i = end + 1;
       continue;
     }
-    std::vector<std::string> parts = split(item, ':');
-    specs.push_back({trim(parts[0]), {}});
-    values.emplace_back();
-    for (size_t i = 1; i < parts.size(); ++i) add_option(specs.back(), trim(parts[i]), values.back());
+    size_t options_from = i + 1;
+    if (head.find('=') != std::string::npos) {
+      // KEY=VALUE after a comma continues the previous stage ("resize:w=1280,h=720").
+      if (specs.empty()) throw Error(ErrorKind::Usage, str("pipeline: '", head, "' comes before any stage name"));
+      options_from = i;
+    } else {
+      specs.push_back({head, {}});
+      values.emplace_back();
+    }
+    for (size_t k = options_from; k <= end; ++k) add_option(specs.back(), all[k], values.back());
+    i = end + 1;
   }
   for (size_t i = 0; i < specs.size(); ++i) specs[i].options = StageOptions(specs[i].name, values[i]);
   return specs;

@@ -3,6 +3,12 @@
 // Stages are separated by commas; a stage is NAME[:KEY=VALUE[:KEY=VALUE...]]. A comma-separated
 // item of the form KEY=VALUE continues the previous stage ("resize:w=1280,h=720"), so both
 // spellings users try work.
+//
+// Quoting: a value that starts with ', " or [ runs to its closing ', " or ] (brackets nest), so it
+// may hold commas and colons: filter:graph='crop=iw-8:ih-8,unsharp' or
+// filter:graph=[crop=iw-8:ih-8,unsharp]. The quotes are removed, the text between is kept exactly.
+// Unquoted values are as before (a libavfilter graph without ',' or ':' needs no quotes:
+// filter:graph=hqdn3d=4).
 #include <map>
 #include <string>
 #include <vector>

@@ -36,5 +36,43 @@ TEST(StageSpec, RejectsMalformedText) {
   }
 }
 
+TEST(StageSpec, QuotedValuesKeepCommasAndColons) {
+  // The two quoting forms, each holding the separators, next to ordinary stages.
+  for (const std::string quoted : {"'crop=iw-8:ih-8,unsharp'", "[crop=iw-8:ih-8,unsharp]", "\"crop=iw-8:ih-8,unsharp\""}) {
+    auto specs = parse_pipeline("resize:scale=2,filter:graph=" + quoted + ":context=1,upscale:model=x");
+    ASSERT_EQ(specs.size(), 3u) << quoted;
+    EXPECT_EQ(specs[1].name, "filter");
+    EXPECT_EQ(specs[1].options.get("graph", ""), "crop=iw-8:ih-8,unsharp") << quoted;
+    EXPECT_EQ(specs[1].options.get_int("context", 0), 1);
+    EXPECT_EQ(specs[2].options.get("model", ""), "x");
+  }
+  // Brackets nest, so libavfilter's own [labels] and quotes survive; the text inside is kept as is.
+  auto nested = parse_pipeline("filter:graph=[ split[a][b];[a][b]blend=all_mode=average ], resize:w=64");
+  ASSERT_EQ(nested.size(), 2u);
+  EXPECT_EQ(nested[0].options.get("graph", ""), " split[a][b];[a][b]blend=all_mode=average ");
+  auto inner = parse_pipeline("filter:graph=[drawtext=text='a, b']");
+  EXPECT_EQ(inner[0].options.get("graph", ""), "drawtext=text='a, b'");
+  // Unquoted values are as before: '=' inside a value needs no quotes, and a continuation still works.
+  auto plain = parse_pipeline("filter:graph=hqdn3d=4,resize:w=1280,h=720");
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_EQ(plain[0].options.get("graph", ""), "hqdn3d=4");
+  EXPECT_EQ(plain[1].options.get_int("h", 0), 720);
+  EXPECT_EQ(parse_pipeline("filter:graph='a,b' ,")[0].options.get("graph", ""), "a,b");
+}
+
+TEST(StageSpec, UnbalancedQuotesAreUsageErrors) {
+  for (const char* bad : {"filter:graph='crop=iw-8", "filter:graph=[crop=[iw]", "filter:graph='a'b",
+                          "filter:graph=crop=iw-8:ih-8,unsharp"}) {
+    try {
+      parse_pipeline(bad);
+      FAIL() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      std::printf("%s -> %s\n", bad, e.what());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace framelift::pipeline
