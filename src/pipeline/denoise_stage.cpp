@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "models/model_files.h"
+#include "pipeline/graph_stage.h"
 #include "pipeline/image_model_stage.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
@@ -34,14 +35,42 @@ int native_scale(const std::string& method, const std::string& arch, double scal
   return scale >= 3.5 ? 4 : scale >= 2.5 ? 3 : 2;
 }
 
+// The cheap classical denoisers, through libavfilter: hqdn3d (spatial + recursive temporal) and
+// nlmeans (non-local means, spatial). `strength` maps onto each filter's own strength.
+class ClassicalDenoise : public GraphStage {
+ public:
+  ClassicalDenoise(std::string method, double strength) : method_(std::move(method)), strength_(strength) {}
+  std::string name() const override { return "denoise"; }
+  // hqdn3d's temporal part is recursive: each frame carries all the earlier ones, fading. A few
+  // frames of context make segment boundaries close to invisible, not exact (docs/restoration.md).
+  int context_frames() const override { return method_ == "hqdn3d" ? 4 : 0; }
+
+ protected:
+  std::string graph_description(const media::VideoFormat&) override {
+    // Level 0..3 -> luma spatial strength 2..12 (hqdn3d's default is 4); nlmeans s 1..7.
+    if (method_ == "hqdn3d") return str("hqdn3d=", 2 + strength_ * 10.0 / 3.0);
+    return str("nlmeans=s=", 1 + strength_ * 2.0);
+  }
+
+ private:
+  std::string method_;
+  double strength_;
+};
+
 std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
   std::vector<std::string> known = {"method", "level", "strength", "arch", "scale"};
   known.insert(known.end(), kModelRunOptions.begin(), kModelRunOptions.end());
   o.expect_only(known);
   const std::string method = o.get("method", "waifu2x");
+  if (method == "hqdn3d" || method == "nlmeans") {
+    const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
+    if (!(strength >= 0 && strength <= 3)) throw Error(ErrorKind::Usage, "stage denoise: level and strength go from 0 to 3");
+    if (o.get_double("scale", 1) != 1) throw Error(ErrorKind::Usage, str("stage denoise: ", method, " works at scale 1 only"));
+    return std::make_unique<ClassicalDenoise>(method, strength);
+  }
   const std::string arch = o.get("arch", method == "waifu2x" ? "cunet" : "");
   if (method != "waifu2x" && method != "realcugan")
-    throw Error(ErrorKind::Usage, str("stage denoise: unknown method '", method, "' (waifu2x, realcugan)"));
+    throw Error(ErrorKind::Usage, str("stage denoise: unknown method '", method, "' (waifu2x, realcugan, hqdn3d, nlmeans)"));
   if (method == "waifu2x" && arch != "cunet" && arch != "upconv7")
     throw Error(ErrorKind::Usage, str("stage denoise: unknown arch '", arch, "' (cunet, upconv7)"));
   const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
@@ -58,7 +87,7 @@ std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(denoise, "AI denoising and artifact removal (waifu2x, Real-CUGAN), optionally with upscaling",
-                         "method=waifu2x|realcugan (default waifu2x), level=0..3 (default 2), strength=F (0..3, "
+                         "method=waifu2x|realcugan|hqdn3d|nlmeans (default waifu2x), level=0..3 (default 2), strength=F (0..3, "
                          "between levels: blended weights), arch=cunet|upconv7 (waifu2x), scale=1|2|3|4 (default 1), "
                          "device=, precision=, tile=, batch=, threads=, max_memory=",
                          make_denoise_stage);
