@@ -41,7 +41,7 @@ TEST(BadInput, EachGivesOneClearErrorAndNoOutput) {
       {media("not_media.mkv").string(), 3, "not a media file"},
       {media("truncated.mkv").string(), 3, "truncated"},
       {media("zero_frames.mkv").string(), 3, "no frames"},
-      {dir.string(), 3, "is a directory"},
+      {dir.string(), 3, "no videos to process"},  // a folder is a batch; this one holds no video
   };
   for (const auto& c : cases) {
     auto out = dir / "out.mkv";
