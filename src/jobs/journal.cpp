@@ -64,22 +64,26 @@ std::map<int, SegmentRecord> Journal::finished(bool verify) const {
     } catch (const std::exception&) {
       continue;
     }
-    std::optional<SegmentRecord> r = load(index);
-    if (!r) continue;
-    const fs::path segment = dir_.segment_file(index);
-    std::error_code size_ec;
-    const auto size = fs::file_size(segment, size_ec);
-    if (size_ec || int64_t(size) != r->bytes) {
-      log::warn(segment.string(), ": missing or not the recorded size; the segment will be redone");
-      continue;
-    }
-    if (verify && net::sha256_file(segment) != r->sha256) {
-      log::warn(segment.string(), ": checksum differs from the journal; the segment will be redone");
-      continue;
-    }
-    done[index] = *r;
+    if (std::optional<SegmentRecord> r = finished(index, verify)) done[index] = *r;
   }
   return done;
+}
+
+std::optional<SegmentRecord> Journal::finished(int index, bool verify) const {
+  std::optional<SegmentRecord> r = load(index);
+  if (!r) return std::nullopt;
+  const fs::path segment = dir_.segment_file(index);
+  std::error_code ec;
+  const auto size = fs::file_size(segment, ec);
+  if (ec || int64_t(size) != r->bytes) {
+    log::warn(segment.string(), ": missing or not the recorded size; the segment will be redone");
+    return std::nullopt;
+  }
+  if (verify && net::sha256_file(segment) != r->sha256) {
+    log::warn(segment.string(), ": checksum differs from the journal; the segment will be redone");
+    return std::nullopt;
+  }
+  return r;
 }
 
 }  // namespace framelift::jobs

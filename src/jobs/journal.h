@@ -42,6 +42,8 @@ class Journal {
   // recorded SHA-256 (a resume re-reads every finished segment once). A segment that fails is
   // dropped from the result with a warning and will be redone.
   std::map<int, SegmentRecord> finished(bool verify) const;
+  // The same check for one segment.
+  std::optional<SegmentRecord> finished(int index, bool verify) const;
 
   std::optional<SegmentRecord> load(int index) const;
 

@@ -177,7 +177,7 @@ void work(Shared& shared, const std::string& device) {
       left = true;
       if (!claims.try_claim(seg.index)) continue;
       ClaimGuard guard{claims, seg.index};
-      if (shared.journal.load(seg.index) && shared.journal.finished(false).count(seg.index)) continue;  // just finished by another worker
+      if (shared.journal.finished(seg.index, false)) continue;  // just finished by another worker
       took = true;
       RunOptions run = base;
       run.output = job.dir.temp_dir() / (jobs::segment_name(seg.index) + "." + std::to_string(::getpid()) + "." +
