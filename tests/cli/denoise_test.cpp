@@ -90,7 +90,7 @@ TEST(Denoise, GaussianNoiseSigma15) {
   const double waifu2x = rgb_psnr(clean, denoise(noisy, ":level=3", "waifu2x"));
   const double cugan = rgb_psnr(clean, denoise(noisy, ":method=realcugan:level=3", "cugan"));
   // framelift's own classical methods, as cheap options: they must help too, less than the models.
-  const double own_hqdn3d = rgb_psnr(clean, denoise(noisy, ":method=hqdn3d:level=3", "hqdn3d"));
+  const double own_hqdn3d = rgb_psnr(clean, denoise(noisy, ":method=hqdn3d:level=3", "own-hqdn3d"));
   const double own_nlmeans = rgb_psnr(clean, denoise(noisy, ":method=nlmeans:level=2", "nlmeans"));
   std::printf("sigma 15: noisy %.2f dB, hqdn3d %.2f, waifu2x %.2f, Real-CUGAN %.2f; denoise:method=hqdn3d %.2f, nlmeans %.2f\n",
               before, classical, waifu2x, cugan, own_hqdn3d, own_nlmeans);
