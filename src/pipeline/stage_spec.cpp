@@ -65,14 +65,23 @@ std::vector<Field> fields(const std::string& s) {
   return out;
 }
 
-void add_option(StageSpec& spec, const Field& field, std::map<std::string, std::string>& values) {
+// "12", "-3", "0.5": a bare number is never a stage name.
+bool is_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && *end == '\0';
+}
+
+// Returns the key it set.
+std::string add_option(StageSpec& spec, const Field& field, std::map<std::string, std::string>& values) {
   const std::string& item = field.text;
   size_t eq = item.find('=');
   if (eq == std::string::npos || trim(item.substr(0, eq)).empty())
     throw Error(ErrorKind::Usage, str("pipeline: expected KEY=VALUE in stage '", spec.name, "', got '", trim(item),
                                       "' (quote a value that holds ',' or ':', as KEY='...' or KEY=[...])"));
-  const std::string value = item.substr(eq + 1);
-  values[trim(item.substr(0, eq))] = field.quoted ? value : trim(value);
+  const std::string value = item.substr(eq + 1), key = trim(item.substr(0, eq));
+  values[key] = field.quoted ? value : trim(value);
+  return key;
 }
 
 }  // namespace
@@ -118,6 +127,7 @@ std::vector<StageSpec> parse_pipeline(const std::string& text) {
   std::vector<StageSpec> specs;
   std::vector<std::map<std::string, std::string>> values;
   const std::vector<Field> all = fields(text);
+  std::string last_key;  // the option a bare number continues
   for (size_t i = 0; i < all.size();) {
     // An item: the fields up to the next top-level comma.
     size_t end = i;
@@ -129,15 +139,21 @@ std::vector<StageSpec> parse_pipeline(const std::string& text) {
       continue;
     }
     size_t options_from = i + 1;
-    if (head.find('=') != std::string::npos) {
+    if (!first.quoted && is_number(head)) {
+      // An unquoted list value such as box=10,20,64,48: the numbers after the first continue
+      // that option (box='10,20,64,48' says the same).
+      if (last_key.empty()) throw Error(ErrorKind::Usage, str("pipeline: '", head, "' follows no option value"));
+      values.back()[last_key] += "," + head;
+    } else if (head.find('=') != std::string::npos) {
       // KEY=VALUE after a comma continues the previous stage ("resize:w=1280,h=720").
       if (specs.empty()) throw Error(ErrorKind::Usage, str("pipeline: '", head, "' comes before any stage name"));
       options_from = i;
     } else {
       specs.push_back({head, {}});
       values.emplace_back();
+      last_key.clear();
     }
-    for (size_t k = options_from; k <= end; ++k) add_option(specs.back(), all[k], values.back());
+    for (size_t k = options_from; k <= end; ++k) last_key = add_option(specs.back(), all[k], values.back());
     i = end + 1;
   }
   for (size_t i = 0; i < specs.size(); ++i) specs[i].options = StageOptions(specs[i].name, values[i]);

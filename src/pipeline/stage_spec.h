@@ -8,7 +8,8 @@
 // may hold commas and colons: filter:graph='crop=iw-8:ih-8,unsharp' or
 // filter:graph=[crop=iw-8:ih-8,unsharp]. The quotes are removed, the text between is kept exactly.
 // Unquoted values are as before (a libavfilter graph without ',' or ':' needs no quotes:
-// filter:graph=hqdn3d=4).
+// filter:graph=hqdn3d=4). A bare number continues the value before it, so an unquoted list
+// keeps its commas: model:file=m.pt:box=10,20,64,48.
 #include <map>
 #include <string>
 #include <vector>

@@ -22,6 +22,18 @@ TEST(StageSpec, ParsesChainsInBothSpellings) {
   EXPECT_TRUE(parse_pipeline("").empty());
 }
 
+TEST(StageSpec, BareNumbersContinueAListValue) {
+  auto specs = parse_pipeline("model:file=m.pt:box=10,20,64,48:window=3,resize:w=64,h=48");
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].options.get("box", ""), "10,20,64,48");
+  EXPECT_EQ(specs[0].options.get_int("window", 0), 3);
+  EXPECT_EQ(specs[1].options.get_int("h", 0), 48);
+  auto continued = parse_pipeline("model:file=m.pt,box=1,2,3,4");
+  EXPECT_EQ(continued[0].options.get("box", ""), "1,2,3,4");
+  EXPECT_THROW(parse_pipeline("resize,12"), Error);  // a number after a stage without options
+  EXPECT_EQ(parse_pipeline("model:box='1,2,3,4':window=3")[0].options.get("box", ""), "1,2,3,4");  // quoted: the same
+}
+
 TEST(StageSpec, RejectsMalformedText) {
   EXPECT_THROW(parse_pipeline("scale=2"), Error);          // option before any stage
   EXPECT_THROW(parse_pipeline("resize:scale"), Error);     // option without a value
