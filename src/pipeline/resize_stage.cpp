@@ -53,6 +53,10 @@ class ResizeStage : public Stage {
       out.width = width_ ? width_ : even(height_ * aspect);
       out.height = height_ ? height_ : even(width_ / aspect);
     }
+    // The same size is a no-op; swscale's unscaled float copy (FFmpeg 5.1) also copies only a
+    // quarter of each row (its width in bytes, not in floats).
+    identity_ = out.width == in.width && out.height == in.height;
+    if (identity_) return out;
     sws_.reset(sws_getContext(in.width, in.height, AV_PIX_FMT_GBRPF32, out.width, out.height,
                               AV_PIX_FMT_GBRPF32, flags_, nullptr, nullptr, nullptr));
     if (!sws_) throw Error(ErrorKind::Usage, str("stage resize: cannot resize to ", out.width, "x", out.height));
@@ -64,6 +68,7 @@ class ResizeStage : public Stage {
   }
 
   void push(Frame frame, const Emit& emit) override {
+    if (identity_) return emit(std::move(frame));
     at::Tensor src = frame.image.to(at::kCPU).contiguous();
     at::Tensor dst = at::empty({3, out_h_, out_w_}, at::kFloat);
     // Channel order does not matter to a per-plane resize: pass planes in the same order.
@@ -84,6 +89,7 @@ class ResizeStage : public Stage {
   double scale_;
   int width_, height_, flags_;
   int in_w_ = 0, in_h_ = 0, out_w_ = 0, out_h_ = 0;
+  bool identity_ = false;
   media::SwsPtr sws_;
 };
 
