@@ -13,6 +13,9 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libavutil-dev libswresample-dev
   libtorch-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  # libtorch's BLAS calls (RIFE's transposed convolutions, linear layers) go through libblas.so.3;
+  # Debian's default is the reference BLAS, 4-6x slower there. OpenBLAS takes the alternative over.
+  libopenblas0-pthread
   libcurl4-openssl-dev libarchive-dev
   ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers python3 bc time
   slurm-wlm munge python3-yaml
