@@ -1,6 +1,8 @@
 #include "infer/device.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/cuda.h>
+#include <torch/version.h>
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 
@@ -96,6 +98,44 @@ at::Tensor to_target(const at::Tensor& frame, const ExecutionTarget& target) {
   // Pinned (page-locked) memory is what lets the copy run asynchronously with the host.
   at::Tensor pinned = frame.is_pinned() ? frame : frame.pin_memory();
   return pinned.to(target.device, target.dtype, /*non_blocking=*/true);
+}
+
+void synchronize_device(const c10::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
+namespace {
+
+std::string cuda_version(long v) {  // 12040 -> "12.4"; cuDNN 8902 -> "8.9.2" is left as a number
+  return v <= 0 ? std::string() : str(v / 1000, ".", (v % 1000) / 10);
+}
+
+}  // namespace
+
+RuntimeVersions runtime_versions() {
+  RuntimeVersions v;
+  v.libtorch = TORCH_VERSION;
+  if (!torch::cuda::is_available()) return v;
+  const auto& hooks = at::detail::getCUDAHooks();
+  v.cuda_runtime = cuda_version(hooks.versionCUDART());
+  if (hooks.compiledWithCuDNN()) v.cudnn = str(hooks.versionCuDNN());
+#if defined(FRAMELIFT_WITH_CUDA)
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess) v.driver = cuda_version(driver);
+#endif
+  return v;
+}
+
+int64_t total_device_memory(const c10::Device& device) {
+#if defined(FRAMELIFT_WITH_CUDA)
+  if (!device.is_cuda()) return 0;
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, device.index() < 0 ? 0 : device.index()) != cudaSuccess) return 0;
+  return static_cast<int64_t>(prop.totalGlobalMem);
+#else
+  (void)device;
+  return 0;
+#endif
 }
 
 int64_t free_device_memory(const c10::Device& device) {

@@ -35,6 +35,10 @@ void prepare_device(const ExecutionTarget& target);
 // asynchronous copy, so the upload overlaps the host's work.
 at::Tensor to_target(const at::Tensor& frame, const ExecutionTarget& target);
 
+// Waits for the device's queued work (no-op on CPU): timing a CUDA call needs it, since kernels
+// run asynchronously; only the profiler does it, as it costs the overlap.
+void synchronize_device(const c10::Device& device);
+
 // Free bytes on a CUDA device (0 when unknown or not CUDA).
 int64_t free_device_memory(const c10::Device& device);
 
@@ -52,5 +56,15 @@ void limit_device_memory(const ExecutionTarget& target, int64_t bytes);
 void release_cached_device_memory();
 
 std::string precision_name(c10::ScalarType dtype);
+
+// The inference stack's versions for manifests: "" where not present (no CUDA on this build or
+// machine). Driver and runtime are CUDA's as numbers like "12.4".
+struct RuntimeVersions {
+  std::string libtorch, cuda_runtime, cudnn, driver;
+};
+RuntimeVersions runtime_versions();
+
+// Total memory of a CUDA device in bytes (0 when not CUDA or unknown).
+int64_t total_device_memory(const c10::Device& device);
 
 }  // namespace framelift::infer

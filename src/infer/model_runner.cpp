@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "util/log.h"
+#include "util/profiler.h"
 
 namespace framelift::infer {
 
@@ -35,13 +36,19 @@ int ModelRunner::tile_for(int64_t height, int64_t width) {
 at::Tensor ModelRunner::run(const at::Tensor& frames) {
   at::InferenceMode guard;
   const int64_t h = frames.size(2), w = frames.size(3);
-  at::Tensor x = to_target(frames, options_.target);
+  at::Tensor x;
+  {
+    Section upload("upload");
+    x = to_target(frames, options_.target);
+    if (profiling()) synchronize_device(x.device());
+  }
   TileOptions tiles = options_.tiles;
   tiles.tile = tile_for(h, w);
   at::Tensor y = upscale_tiled(*model_, x, tiles, &last_tile_);
   // An OOM halving is remembered, so the next frame does not fail the same way first.
   if (options_.tiles.tile <= 0) planned_[{h, w}] = last_tile_;
   else options_.tiles.tile = last_tile_ == 0 ? options_.tiles.tile : last_tile_;
+  Section download("download");
   return y.to(at::kCPU, at::kFloat);
 }
 

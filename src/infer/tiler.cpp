@@ -9,6 +9,7 @@
 #include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/profiler.h"
 #include "util/stop.h"
 #include "util/str.h"
 
@@ -27,7 +28,10 @@ at::Tensor run_whole(models::ImageModel& model, const at::Tensor& x) {
   const int m = std::max(1, model.info().size_multiple);
   const int s = model.info().scale;
   at::Tensor padded = pad_to_multiple(x, m);
+  Section inference("inference", true);
+  inference.add_work(double(padded.size(0)) * padded.size(2) * padded.size(3));
   at::Tensor y = model.forward(padded);
+  if (profiling()) synchronize_device(y.device());
   return y.narrow(2, 0, x.size(2) * s).narrow(3, 0, x.size(3) * s);
 }
 

@@ -71,6 +71,8 @@ FramePtr Decoder::to_system_memory(FramePtr frame) {
   return sw;
 }
 
+void Decoder::reset() { avcodec_flush_buffers(ctx_.get()); }
+
 void Decoder::decode(const AVPacket* packet, const FrameSink& sink) {
   if (packet && (packet->flags & AV_PKT_FLAG_CORRUPT)) on_corrupt("damaged packet", packet->pts);
   int ret = avcodec_send_packet(ctx_.get(), packet);

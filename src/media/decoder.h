@@ -29,6 +29,9 @@ class Decoder {
   // to sink. Corrupt data is counted; with DecodeErrorPolicy::Fail it throws Error(Input).
   void decode(const AVPacket* packet, const FrameSink& sink);
 
+  // Drops the frames buffered inside the decoder: after a seek they belong to the old position.
+  void reset();
+
   int64_t error_count() const { return errors_; }
   const AVCodecContext* context() const { return ctx_.get(); }
   bool hardware() const { return hw_device_ != nullptr; }

@@ -27,6 +27,7 @@ extern "C" {
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/profiler.h"
 #include "util/str.h"
 
 namespace framelift::pipeline {
@@ -182,10 +183,24 @@ class InterpolateStage : public Stage {
   at::Tensor between(const at::Tensor& a, const at::Tensor& b, double t) {
     if (t <= 1e-6) return a;
     at::InferenceMode guard;
-    at::Tensor x = infer::to_target(a.unsqueeze(0), target_), y = infer::to_target(b.unsqueeze(0), target_);
-    at::Tensor out = model_->interpolate(x, y, t, scale_);
-    // Ensemble: the swapped pair at 1 - t, averaged, cancels some of the flow's asymmetric errors.
-    if (ensemble_) out = (out + model_->interpolate(y, x, 1.0 - t, scale_)) * 0.5;
+    at::Tensor x, y, out;
+    {
+      Section upload("upload");
+      x = infer::to_target(a.unsqueeze(0), target_);
+      y = infer::to_target(b.unsqueeze(0), target_);
+      if (profiling()) infer::synchronize_device(y.device());
+    }
+    {
+      Section inference("inference", true);
+      // Pixels as the network sees them: padded to its multiple (at flow scale 1).
+      const double m = std::max(1, model_->info().size_multiple);
+      inference.add_work(std::ceil(a.size(-1) / m) * m * std::ceil(a.size(-2) / m) * m * (ensemble_ ? 2 : 1));
+      out = model_->interpolate(x, y, t, scale_);
+      // Ensemble: the swapped pair at 1 - t, averaged, cancels some of the flow's asymmetric errors.
+      if (ensemble_) out = (out + model_->interpolate(y, x, 1.0 - t, scale_)) * 0.5;
+      if (profiling()) infer::synchronize_device(out.device());
+    }
+    Section download("download");
     return out.squeeze(0).to(at::kCPU, at::kFloat).clamp_(0, 1);
   }
 

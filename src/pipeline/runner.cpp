@@ -27,6 +27,7 @@ extern "C" {
 #include "util/crash_point.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/profiler.h"
 #include "util/stop.h"
 #include "util/str.h"
 
@@ -156,6 +157,9 @@ RunReport run_pipeline(const RunOptions& o) {
   for (const auto& stage : stages) context += stage->context_frames();
   const WindowBounds window = segment ? window_bounds(*o.window, context) : WindowBounds{};
   if (window.seek != AV_NOPTS_VALUE) demux.seek_video(window.seek);
+  const bool sampled = !segment && !o.sample.empty();
+  const bool video_only = segment || sampled;  // the other streams do not fit a part of the video
+  if (sampled && o.sample.front().seek > 0) demux.seek_video(o.sample.front().seek);
 
   // Decode up to the first frame before anything is set up: the frame, not the container's
   // header, says what the video really is (pixel format, color, HDR side data).
@@ -172,7 +176,7 @@ RunReport run_pipeline(const RunOptions& o) {
     }
     if (pkt->stream_index == vidx) {
       decoder.decode(pkt.get(), to_primed);
-    } else if (!segment) {
+    } else if (!video_only) {
       media::PacketPtr copy(av_packet_clone(pkt.get()));
       if (!copy) throw Error(ErrorKind::Resource, "out of memory buffering a packet");
       early_packets.push_back(std::move(copy));
@@ -191,7 +195,8 @@ RunReport run_pipeline(const RunOptions& o) {
   // Retiming stages lay their grid from the video's first frame, wherever this run starts.
   in_format.start_pts = segment && !o.window->plan->frame_pts.empty() && !window.whole()
                             ? o.window->plan->frame_pts.front()
-                            : (primed.front()->pts == AV_NOPTS_VALUE ? 0 : primed.front()->pts);
+                        : sampled ? o.sample.front().from
+                                  : (primed.front()->pts == AV_NOPTS_VALUE ? 0 : primed.front()->pts);
   media::VideoFormat out_format = in_format;
   for (auto& stage : stages) out_format = stage->configure(out_format);
   if (!stages.empty()) {
@@ -211,7 +216,7 @@ RunReport run_pipeline(const RunOptions& o) {
     const AVStream* st = demux.format()->streams[i];
     if (int(i) == vidx) {
       video_out = mux.add_video(encoder.context(), vst);
-    } else if (segment) {
+    } else if (video_only) {
       continue;  // a segment holds the video; assembling adds the other streams from the source
     } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
       log::warn(o.input, ": stream #", i, " has an unknown codec and is not copied");
@@ -241,12 +246,20 @@ RunReport run_pipeline(const RunOptions& o) {
   FailureLatch latch;
   TimestampGuard timestamps(vst->time_base, rate);
   bool limited = false;  // stopped at max_frames
+  // A sample run's place: the stretch being read, and the shift that joins it to the one before.
+  size_t stretch = 0;
+  int64_t shift = 0;
+  bool reseek = false;  // the stretch is done; seek to the next one
+  const int64_t frame_step = std::max<int64_t>(
+      1, rate.num > 0 ? av_rescale_q(1, av_inv_q(rate), vst->time_base) : 1);
 
   std::thread demux_thread([&] {
+    ProfileScope profiling(o.profiler);
     try {
       bool stopped = false;
       auto sink = [&](media::FramePtr f) {
         if (stopped) return;
+        count_work("decode.frames", 1);
         crash_point("decode");
         if (!window.whole() && f->pts != AV_NOPTS_VALUE) {
           if (f->pts < window.feed_from) return;  // decoded from the keyframe, before the segment
@@ -254,6 +267,17 @@ RunReport run_pipeline(const RunOptions& o) {
             stopped = limited = true;  // the segment and its context are in
             return;
           }
+        }
+        if (sampled && f->pts != AV_NOPTS_VALUE) {
+          if (f->pts < o.sample[stretch].from) return;  // decoded from the keyframe, before the stretch
+          if (f->pts > o.sample[stretch].to) {
+            stopped = true;
+            if (++stretch == o.sample.size()) limited = true;
+            else reseek = true;
+            return;
+          }
+          if (stretch > 0 && shift == 0) shift = timestamps.last() + frame_step - f->pts;
+          f->pts += shift;
         }
         if ((!segment || window.whole()) && o.max_frames > 0 && frames_in >= o.max_frames) {
           stopped = limited = true;  // a sample: stop reading, keep what was decoded
@@ -264,6 +288,7 @@ RunReport run_pipeline(const RunOptions& o) {
           ++frames_in;
           ++counters.frames_in;
         }
+        Section blocked("decode.blocked");  // the stages are behind
         stopped = !decoded.push(std::move(f));
       };
       while (!primed.empty() && !stopped) {
@@ -271,13 +296,21 @@ RunReport run_pipeline(const RunOptions& o) {
         primed.pop_front();
       }
       if (!input_done) {
-        while (!stopped && demux.read(pkt.get())) {
-          throw_if_stop_requested();
-          if (pkt->stream_index == vidx) {
-            decoder.decode(pkt.get(), sink);
-          } else if (auto it = copied.find(pkt->stream_index); it != copied.end()) {
-            mux.write(pkt.get(), demux.format()->streams[pkt->stream_index]->time_base, it->second);
+        Section decoding("decode");
+        for (;;) {
+          while (!stopped && demux.read(pkt.get())) {
+            throw_if_stop_requested();
+            if (pkt->stream_index == vidx) {
+              decoder.decode(pkt.get(), sink);
+            } else if (auto it = copied.find(pkt->stream_index); it != copied.end()) {
+              mux.write(pkt.get(), demux.format()->streams[pkt->stream_index]->time_base, it->second);
+            }
           }
+          if (!reseek) break;
+          reseek = stopped = false;
+          shift = 0;
+          demux.seek_video(o.sample[stretch].seek);
+          decoder.reset();
         }
         if (!stopped || limited) decoder.decode(nullptr, sink);
       }
@@ -288,6 +321,7 @@ RunReport run_pipeline(const RunOptions& o) {
   });
 
   std::thread process_thread([&] {
+    ProfileScope profiling(o.profiler);
     try {
       infer::FrameToTensor to_tensor;
       std::optional<infer::TensorToFrame> to_frame;
@@ -303,41 +337,65 @@ RunReport run_pipeline(const RunOptions& o) {
       };
       emit[stages.size()] = [&](Frame f) {
         if (!in_segment(f.pts, out_format.time_base)) return;
-        media::FramePtr out = to_frame->convert(f.image);
+        media::FramePtr out;
+        {
+          Section converting("convert", false, 0);
+          out = to_frame->convert(f.image);
+        }
         out->pts = f.pts;
         if (current) copy_hdr_frame_side_data(current, out.get());
+        Section blocked("process.blocked", false, 0);  // the encoder is behind
         to_encode.push(std::move(out));
       };
       for (size_t i = stages.size(); i-- > 0;)
-        emit[i] = [&, i](Frame f) { stages[i]->push(std::move(f), emit[i + 1]); };
+        emit[i] = [&, i](Frame f) {
+          StageScope in_stage(int(i) + 1);
+          stages[i]->push(std::move(f), emit[i + 1]);
+        };
+      auto tensor_of = [&](const AVFrame* frame) {
+        Section converting("convert", false, 0);
+        return to_tensor.convert(frame);
+      };
       // A first stage that filters the decoded frames (deinterlace, see Stage::decoded_frame_graph)
       // gets them before the conversion; the second stage gets its output.
       media::FilterGraph* frame_graph = stages.empty() ? nullptr : stages[0]->decoded_frame_graph();
       auto from_frame_graph = [&](media::FramePtr g) {
         current = g.get();
-        emit[1](Frame{to_tensor.convert(current), g->pts});
+        emit[1](Frame{tensor_of(current), g->pts});
         current = nullptr;
       };
 
-      while (auto f = decoded.pop()) {
+      auto next_decoded = [&] {
+        Section idle("process.idle");  // waiting for decoded frames
+        return decoded.pop();
+      };
+      while (auto f = next_decoded()) {
         throw_if_stop_requested();
         if (stages.empty()) {
           if (!in_segment((*f)->pts, vst->time_base)) continue;
+          Section converting("convert", false, 0);
           media::FramePtr out = converter.convert(std::move(*f));
           out->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
           if (!to_encode.push(std::move(out))) return;
         } else if (frame_graph) {
+          StageScope in_stage(1);
           frame_graph->push(std::move(*f));
           frame_graph->pull(from_frame_graph);
         } else {
           current = f->get();
-          emit[0](Frame{to_tensor.convert(current), (*f)->pts});
+          emit[0](Frame{tensor_of(current), (*f)->pts});
         }
       }
       if (latch.failed()) return;
       current = nullptr;
-      if (frame_graph) frame_graph->flush(from_frame_graph);
-      for (size_t i = frame_graph ? 1 : 0; i < stages.size(); ++i) stages[i]->flush(emit[i + 1]);
+      if (frame_graph) {
+        StageScope in_stage(1);
+        frame_graph->flush(from_frame_graph);
+      }
+      for (size_t i = frame_graph ? 1 : 0; i < stages.size(); ++i) {
+        StageScope in_stage(int(i) + 1);
+        stages[i]->flush(emit[i + 1]);
+      }
       to_encode.close();
     } catch (...) {
       latch.fail(std::current_exception(), decoded, to_encode);
@@ -349,22 +407,31 @@ RunReport run_pipeline(const RunOptions& o) {
     if (segment) packet_times.push_back({p->pts, p->dts, p->duration});
     mux.write(p, encoder.context()->time_base, video_out);
   };
+  ProfileScope profiling(o.profiler);
+  auto next_to_encode = [&] {
+    Section idle("encode.idle");  // waiting for processed frames
+    return to_encode.pop();
+  };
   try {
-    while (auto f = to_encode.pop()) {
+    while (auto f = next_to_encode()) {
       throw_if_stop_requested();
+      Section encoding("encode");
       encoder.encode(f->get(), write_packet);
       crash_point("encode");
       ++frames_out;
       ++counters.frames_out;
     }
-    if (!latch.failed()) encoder.encode(nullptr, write_packet);
+    if (!latch.failed()) {
+      Section encoding("encode");
+      encoder.encode(nullptr, write_packet);
+    }
   } catch (...) {
     latch.fail(std::current_exception(), decoded, to_encode);
   }
   demux_thread.join();
   process_thread.join();
   latch.rethrow();
-  if (!limited && !segment) media::check_video_complete(demux, timestamps.last());
+  if (!limited && !video_only) media::check_video_complete(demux, timestamps.last());
   mux.finish();
   progress.finish();
 

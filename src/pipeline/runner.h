@@ -19,6 +19,10 @@
 #include "media/encoder.h"
 #include "pipeline/progress.h"
 
+namespace framelift {
+class Profiler;
+}
+
 namespace framelift::pipeline {
 
 // One segment of a job (see jobs/segment_plan.h): the run decodes from a keyframe before it,
@@ -29,6 +33,12 @@ struct SegmentWindow {
   int index = 0;
   bool seek = true;           // false: decode from the start (for inputs whose seeks land late)
   bool global_header = true;  // as the final container wants (segments are copied into it)
+};
+
+// One stretch of a sample run (RunOptions::sample), as input timestamps: decoding starts at the
+// keyframe `seek`, the frames from `from` to `to` (inclusive) go to the stages.
+struct SampleStretch {
+  int64_t seek = 0, from = 0, to = 0;
 };
 
 struct RunOptions {
@@ -46,8 +56,14 @@ struct RunOptions {
   // tile_overlap, batch, max_memory (the CLI's --device, --precision, ... flags).
   std::map<std::string, std::string> stage_defaults;
   std::optional<SegmentWindow> window;
+  // A sample (`framelift profile`): these stretches, in order, joined as if they were one video
+  // (each one's timestamps follow the previous one's last frame). Video only, like a segment.
+  std::vector<SampleStretch> sample;
   // When set, the run adds to these (a job's overall progress) and shows no progress itself.
   ProgressCounters* shared_progress = nullptr;
+  // When set, every thread of the run charges its time to sections of it (util/profiler.h):
+  // "decode", "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
+  Profiler* profiler = nullptr;
 };
 
 struct RunReport {
