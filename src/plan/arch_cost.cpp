@@ -221,10 +221,17 @@ ArchCost rife() {
     w.pointwise();  // warp img0
     w.pointwise();  // warp img1
   }
-  return finish(w, "rife", 1, 0, 32, false);
+  ArchCost c = finish(w, "rife", 1, 0, 32, false);
+  c.size_exponent = 0.8;
+  return c;
 }
 
 }  // namespace
+
+double ArchCost::effective_flops(double pixels) const {
+  const double flops = flops_per_px() * pixels;
+  return size_exponent == 1 || pixels <= 0 ? flops : flops * std::pow(pixels / 1e6, size_exponent - 1);
+}
 
 std::vector<std::string> known_architectures() {
   return {"srvgg_compact", "rrdbnet", "realcugan", "waifu2x_cunet", "waifu2x_upconv7", "rife"};

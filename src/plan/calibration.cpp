@@ -77,17 +77,21 @@ void Calibration::add_manifest(const json& m, const std::string& name, const Pla
     const std::string arch = r.value("arch", "");
     const std::string where = str(name, ": run ", arch.empty() ? "?" : arch);
     const ArchCost cost = arch_cost(arch, r.value("scale", 1), r.value("params", ArchParams{}));
-    const double px = number(r, "input_width", where) * number(r, "input_height", where) * r.value("batch", 1);
+    // input_pixels: what the calls' inputs held together (tiles differ at the frame's edges).
+    const double px = r.contains("input_pixels") ? number(r, "input_pixels", where)
+                                                 : number(r, "input_width", where) * number(r, "input_height", where) * r.value("batch", 1);
     const double seconds = number(r, "seconds", where);
     const double bytes = precision == "fp32" || d->cpu ? 4 : 2;
     // Take the memory-traffic time out first; what is left is compute at the unknown efficiency.
     const double memory_s = cost.traffic_elems_per_px * px * bytes / (d->memory_bandwidth_gbs * 1e9 * bandwidth_efficiency());
     const double compute_s = std::max(seconds - memory_s, seconds * 0.1);
-    const double eff = cost.flops_per_px() * px / (peak_tflops(*d, precision) * 1e12 * compute_s);
+    const double eff = cost.effective_flops(px) / (peak_tflops(*d, precision) * 1e12 * compute_s);
     efficiency_[{d->id, arch}] = eff;
     efficiency_[{"", arch}] = eff;  // a measurement beats the default on other GPUs too
     if (r.contains("peak_activation_bytes")) {
-      const double walked = cost.peak_elems_per_px * px * bytes;
+      // The peak is the largest call's: with tiles, a full window, not the mean of all calls.
+      const double peak_px = r.contains("peak_input_pixels") ? number(r, "peak_input_pixels", where) : px;
+      const double walked = cost.peak_elems_per_px * peak_px * bytes;
       memory_[{d->id, arch}] = number(r, "peak_activation_bytes", where) / walked;
       memory_[{"", arch}] = memory_[{d->id, arch}];
     }

@@ -1,6 +1,9 @@
 #include "plan/gpu_catalog.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -172,26 +175,76 @@ Device local_cpu() {
   d.cpu = true;
   d.cores = std::max(1u, std::thread::hardware_concurrency());
   double mhz = 0;
+  int siblings = 0, cpu_cores = 0;  // per package: logical CPUs and physical cores
   int flops_per_cycle = 8;  // SSE: 4-wide multiply and add
   std::ifstream info("/proc/cpuinfo");
   std::string line;
   while (std::getline(info, line)) {
     if (line.rfind("model name", 0) == 0 && d.name == "this machine's CPU") d.name = line.substr(line.find(':') + 2);
     if (line.rfind("cpu MHz", 0) == 0 && mhz == 0) mhz = std::atof(line.substr(line.find(':') + 1).c_str());
+    if (line.rfind("siblings", 0) == 0 && siblings == 0) siblings = std::atoi(line.substr(line.find(':') + 1).c_str());
+    if (line.rfind("cpu cores", 0) == 0 && cpu_cores == 0) cpu_cores = std::atoi(line.substr(line.find(':') + 1).c_str());
     if (line.rfind("flags", 0) == 0) {
       // Two FMA units per core on the AVX2/AVX-512 parts that rent out: 8 or 16 lanes x 2 x 2.
       if (line.find(" avx512f") != std::string::npos) flops_per_cycle = 64;
       else if (line.find(" fma") != std::string::npos && line.find(" avx2") != std::string::npos) flops_per_cycle = 32;
     }
   }
+  // cpuinfo's MHz is the current or nominal clock; the boost clock, where the kernel knows it, is
+  // what busy cores run at.
+  std::ifstream max_khz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  if (max_khz >> khz) mhz = std::max(mhz, khz / 1000);
   if (mhz <= 0) mhz = 2500;
-  // hardware_concurrency counts SMT threads; FMA units belong to physical cores.
-  d.fp32_tflops = std::max(1, d.cores / 2) * mhz * 1e6 * flops_per_cycle / 1e12;
+  // hardware_concurrency counts SMT threads; FMA units belong to physical cores. cpuinfo says how
+  // many logical CPUs share a core (siblings / cpu cores); without it, assume two.
+  const double threads_per_core = siblings > 0 && cpu_cores > 0 ? double(siblings) / cpu_cores : 2.0;
+  const int physical = std::max(1, static_cast<int>(d.cores / threads_per_core));
+  d.fp32_tflops = physical * mhz * 1e6 * flops_per_cycle / 1e12;
   d.fp16_tensor_tflops = d.bf16_tensor_tflops = d.fp32_tflops;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   d.memory_gb = pages > 0 && page > 0 ? double(pages) * page / 1e9 : 8;
   d.memory_bandwidth_gbs = 20;  // a typical dual-channel figure; calibration replaces it
   return d;
+}
+
+namespace {
+
+// Lower-case letters and digits only, without the vendor's brand words.
+std::string squeeze(std::string s) {
+  for (const char* brand : {"NVIDIA", "nvidia", "GeForce", "geforce"})
+    for (size_t at; (at = s.find(brand)) != std::string::npos;) s.erase(at, std::strlen(brand));
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string catalog_id_for(const std::string& device_name, double memory_gb, const PlanCatalog& catalog) {
+  const std::string name = squeeze(device_name);
+  std::string best;
+  size_t best_len = 0;
+  double best_gap = 0;
+  for (const Device& d : catalog.devices()) {
+    if (d.cpu) continue;
+    // The id without a memory suffix ("a100-80gb" -> "a100"): names put the memory elsewhere.
+    std::string key = squeeze(d.id);
+    if (const size_t gb = key.rfind("gb"); gb != std::string::npos && gb + 2 == key.size()) {
+      size_t digits = gb;
+      while (digits > 0 && std::isdigit(static_cast<unsigned char>(key[digits - 1]))) --digits;
+      if (digits > 0) key.resize(digits);
+    }
+    if (key.empty() || name.rfind(key, 0) != 0) continue;
+    const double gap = std::abs(d.memory_gb - memory_gb);
+    if (key.size() > best_len || (key.size() == best_len && gap < best_gap)) {
+      best = d.id;
+      best_len = key.size();
+      best_gap = gap;
+    }
+  }
+  return best;
 }
 
 }  // namespace framelift::plan

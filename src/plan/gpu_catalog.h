@@ -73,4 +73,8 @@ class PlanCatalog {
 // (/proc/cpuinfo). Peak, not speed: calibration turns it into one.
 Device local_cpu();
 
+// The catalog id of a CUDA device by its name ("NVIDIA GeForce RTX 4090" -> rtx4090, "NVIDIA
+// A100-SXM4-80GB" -> a100-80gb: the memory decides between variants), or "" when none matches.
+std::string catalog_id_for(const std::string& device_name, double memory_gb, const PlanCatalog& catalog);
+
 }  // namespace framelift::plan

@@ -15,6 +15,7 @@ struct StageSpec {
   ArchCost cost;        // the network that runs (unused for resize)
   double scale = 1;     // output size / input size of this stage (an x2 may run an x4 net: cost.scale)
   int frame_factor = 1; // interpolate: output frames per input frame
+  ArchParams params;    // what arch_cost() was given for it (profile manifests record them)
 };
 
 struct Job {
@@ -28,6 +29,7 @@ struct Job {
   std::string preset;             // empty: the encoder's default
   std::string precision = "fp16"; // on GPUs; CPUs run fp32
   int batch = 1;
+  int tile = 0;                   // input tile side the job forces (--tile); 0: the largest that fits
   double segment_s = 10;          // job segment length (docs/jobs.md): the unit re-done after a reclaim
 
   int out_width() const;

@@ -43,6 +43,7 @@ StageSpec stage_for_model(const library::CatalogModel& m) {
   // The ncnn x2/x3 exports of animevideov3 run the x4 network, then resize down.
   if (m.name.rfind("realesr-animevideov3-x", 0) == 0 && m.format == "ncnn") net_scale = 4;
   s.cost = arch_cost(m.architecture, m.task == "interpolate" ? 1 : net_scale, params);
+  s.params = params;
   s.scale = m.task == "interpolate" ? 1 : std::max(1, m.scale);
   return s;
 }
@@ -81,6 +82,7 @@ std::vector<StageSpec> parse_pipeline(const std::string& pipeline, const library
         s.kind = name;
         s.model = str("arch=", kv["arch"]);
         s.cost = arch_cost(kv["arch"], scale, params);
+        s.params = params;
         s.scale = name == "interpolate" ? 1 : scale;
       } else if (name == "interpolate") {
         const library::CatalogModel* m = models.find("rife-v4.6");

@@ -27,6 +27,25 @@ int64_t Job::out_frames() const {
   return f;
 }
 
+TiledPixels tiled_input_pixels(double w, double h, int tile, int overlap, int multiple) {
+  const double m = std::max(1, multiple);
+  auto up = [&](double v) { return std::ceil(v / m) * m; };
+  if (tile <= 0 || tile >= std::max(w, h)) return {up(w) * up(h), 1, up(w) * up(h)};
+  // Tiles are separable: the windows' widths along x times their heights along y.
+  auto windows = [&](double side, double* sum, double* largest) {
+    int n = 0;
+    for (double a = 0; a < side; a += tile, ++n) {
+      const double window = up(std::min(side, a + tile + overlap) - std::max(0.0, a - overlap));
+      *sum += window;
+      *largest = std::max(*largest, window);
+    }
+    return n;
+  };
+  double sx = 0, sy = 0, lx = 0, ly = 0;
+  const int nx = windows(w, &sx, &lx), ny = windows(h, &sy, &ly);
+  return {sx * sy, nx * ny, lx * ly};
+}
+
 const char* fit_name(Fit f) { return f == Fit::Yes ? "yes" : f == Fit::Tight ? "tight" : "no"; }
 
 namespace {
@@ -74,6 +93,17 @@ MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Cali
         m.why = str(s.model, " runs on whole ", int(w), "x", int(h), " frames and needs ", gigabytes(fixed + buffers + need));
         return m;
       }
+      worst = std::max(worst, buffers + need);
+    } else if (job.tile > 0 && job.tile < std::max(w, h)) {
+      // The tile the user asked for: its largest window (a tile with context on every side).
+      const double edge_w = round_up(std::min(w, job.tile + 2.0 * s.cost.tile_overlap), mult);
+      const double edge_h = round_up(std::min(h, job.tile + 2.0 * s.cost.tile_overlap), mult);
+      const double need = edge_w * edge_h * per_px * std::max(1, job.batch);
+      if (need > avail) {
+        m.why = str(s.model, ": ", job.tile, " px tiles need ", gigabytes(fixed + buffers + need));
+        return m;
+      }
+      m.tile = job.tile;
       worst = std::max(worst, buffers + need);
     } else {
       const double batch = std::max(1, job.batch);
@@ -137,17 +167,22 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
       h *= s.scale;
       continue;
     }
-    double px;
-    if (s.cost.tiled && mem.tile > 0) {
-      const double t = mem.tile, o = s.cost.tile_overlap;
-      px = std::ceil(w / t) * std::ceil(h / t) * (t + 2 * o) * (t + 2 * o);
-    } else {
-      px = round_up(w, s.cost.size_multiple) * round_up(h, s.cost.size_multiple);
-    }
+    const TiledPixels tiles = tiled_input_pixels(w, h, s.cost.tiled ? mem.tile : 0, s.cost.tile_overlap, s.cost.size_multiple);
+    const double px = tiles.total, calls = tiles.calls;
     const double runs = s.kind == "interpolate" ? mult * (s.frame_factor - 1) : mult;
-    const double compute = s.cost.flops_per_px() * px / (tflops(d, precision) * 1e12 * cal.compute_efficiency(d, s.cost.arch, precision));
+    const double compute = calls * s.cost.effective_flops(px / calls) /
+                           (tflops(d, precision) * 1e12 * cal.compute_efficiency(d, s.cost.arch, precision));
     const double traffic = s.cost.traffic_elems_per_px * px * bytes / (d.memory_bandwidth_gbs * 1e9 * cal.bandwidth_efficiency());
     e.gpu_s_per_frame += runs * (compute + traffic);
+    StageEstimate st;
+    st.kind = s.kind;
+    st.model = s.model;
+    st.pixels_per_call = px / calls;
+    st.calls_per_frame = runs * calls;
+    st.seconds_per_frame = runs * (compute + traffic);
+    st.activation_bytes = s.cost.peak_elems_per_px * bytes * cal.memory_factor(d, s.cost.arch) * tiles.largest *
+                          std::max(1, job.batch);
+    e.stages.push_back(st);
     if (s.kind == "interpolate") mult *= s.frame_factor;
     w *= s.scale;
     h *= s.scale;

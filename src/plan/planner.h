@@ -4,6 +4,7 @@
 // (src/cli/plan_command.cpp) probes the input and prints (report.h). docs/planner.md has the model.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plan/calibration.h"
@@ -27,6 +28,25 @@ struct PlanOptions {
 enum class Fit { Yes, Tight, No };  // Tight: runs only by eating into the margin
 const char* fit_name(Fit f);
 
+// One model stage on one device: what a single network call takes and how often it runs.
+struct StageEstimate {
+  std::string kind, model;
+  double pixels_per_call = 0;     // input pixels of one call (a tile with its context, or a frame), mean
+  double calls_per_frame = 0;     // per input frame of the job
+  double seconds_per_frame = 0;   // per input frame of the job
+  double activation_bytes = 0;    // the rise of device memory during the largest call
+};
+
+// Input pixels the tiler (src/infer/tiler.cpp) sends through a network for one w x h frame: tiles
+// of `tile` (0 or >= the longer side: the whole frame) with `overlap` context, clipped at the
+// frame's edges, each padded up to `multiple`.
+struct TiledPixels {
+  double total = 0;    // over all calls
+  int calls = 0;
+  double largest = 0;  // the largest call's (it sets the memory peak)
+};
+TiledPixels tiled_input_pixels(double w, double h, int tile, int overlap, int multiple);
+
 struct DeviceEstimate {
   Device device;
   Fit fit = Fit::No;
@@ -35,6 +55,7 @@ struct DeviceEstimate {
   double memory_gb = 0;      // planned peak use
   double margin = 0;         // 1 - memory_gb / device memory
   double gpu_s_per_frame = 0;   // model stages, per input frame
+  std::vector<StageEstimate> stages;  // the model stages, in order
   double encode_s_per_frame = 0, decode_s_per_frame = 0;
   double fps = 0;            // output frames per second through the whole pipeline
   std::string bound;         // the slowest stage: inference, encode or decode

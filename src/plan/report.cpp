@@ -86,12 +86,18 @@ json plan_json(const Plan& plan) {
   json stages = json::array();
   for (const auto& s : j.stages)
     stages.push_back({{"kind", s.kind}, {"model", s.model}, {"arch", s.cost.arch}, {"scale", s.scale},
-                      {"frame_factor", s.frame_factor}, {"gflops_per_input_megapixel", s.cost.flops_per_px()}});
+                      {"frame_factor", s.frame_factor}, {"gflops_per_input_megapixel", s.cost.flops_per_px() / 1e3}});
   json rows = json::array();
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   for (size_t i = 0; i < plan.rows.size(); ++i) {
     const auto& r = plan.rows[i];
+    json stage_estimates = json::array();
+    for (const auto& s : r.est.stages)
+      stage_estimates.push_back({{"kind", s.kind}, {"model", s.model}, {"pixels_per_call", s.pixels_per_call},
+                                 {"calls_per_frame", s.calls_per_frame}, {"seconds_per_frame", s.seconds_per_frame},
+                                 {"activation_bytes", s.activation_bytes}});
     rows.push_back({{"gpu", r.est.device.id},
+                    {"stages", stage_estimates},
                     {"gpu_name", r.est.device.name},
                     {"provider", r.provider.id},
                     {"instance", r.offer.instance},

@@ -116,3 +116,37 @@ TEST(Format, Durations) {
   EXPECT_EQ(human_duration(5400), "1h30m");
   EXPECT_EQ(money(0.456), "$0.46");
 }
+
+TEST(PlanCatalog, CudaDeviceNamesMapToCatalogIds) {
+  const PlanCatalog c = PlanCatalog::load_default();
+  EXPECT_EQ(catalog_id_for("NVIDIA GeForce RTX 4090", 25.4, c), "rtx4090");
+  EXPECT_EQ(catalog_id_for("NVIDIA GeForce RTX 3080", 10.5, c), "rtx3080");
+  // Variants of one chip: the memory decides.
+  EXPECT_EQ(catalog_id_for("NVIDIA A100-SXM4-80GB", 85.1, c), "a100-80gb");
+  EXPECT_EQ(catalog_id_for("NVIDIA A100-PCIE-40GB", 42.4, c), "a100-40gb");
+  EXPECT_EQ(catalog_id_for("NVIDIA H100 80GB HBM3", 85.0, c), "h100");
+  EXPECT_EQ(catalog_id_for("NVIDIA H200", 150.0, c), "h200");
+  // The longest match wins: an L40S is not an L4.
+  EXPECT_EQ(catalog_id_for("NVIDIA L40S", 48.3, c), "l40s");
+  EXPECT_EQ(catalog_id_for("NVIDIA L4", 23.8, c), "l4");
+  EXPECT_EQ(catalog_id_for("NVIDIA RTX A5000", 25.4, c), "rtx-a5000");
+  EXPECT_EQ(catalog_id_for("NVIDIA RTX 6000 Ada Generation", 51.0, c), "rtx6000-ada");
+  EXPECT_EQ(catalog_id_for("Tesla T4", 15.8, c), "");
+}
+
+TEST(Calibration, ManifestRunsMayGiveTheirInputAsPixels) {
+  // Tiled calls differ in size at the frame's edges: the profiler writes their mean input pixels.
+  const PlanCatalog c = PlanCatalog::load_default();
+  const Device cpu = local_cpu();
+  auto manifest = [](json run) {
+    return json{{"schema", 1}, {"kind", "framelift-profile"}, {"device", {{"id", "cpu"}}}, {"precision", "fp32"},
+                {"runs", json::array({run})}};
+  };
+  Calibration by_size, by_pixels;
+  by_size.add_manifest(manifest({{"arch", "rrdbnet"}, {"scale", 4}, {"input_width", 96}, {"input_height", 64}, {"seconds", 2.0}}),
+                       "a.json", c);
+  by_pixels.add_manifest(manifest({{"arch", "rrdbnet"}, {"scale", 4}, {"input_width", 1}, {"input_height", 1},
+                                   {"input_pixels", 96 * 64}, {"seconds", 2.0}}),
+                         "b.json", c);
+  EXPECT_DOUBLE_EQ(by_size.compute_efficiency(cpu, "rrdbnet", "fp32"), by_pixels.compute_efficiency(cpu, "rrdbnet", "fp32"));
+}

@@ -189,3 +189,30 @@ TEST(Report, JsonTextAndHtmlCarryTheRecommendation) {
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
 }
+
+TEST(Planner, ForcedTileIsUsedAndCountsTheTilesContextLikeTheTiler) {
+  // 100 x 70 in 64 px tiles with 10 px of context: windows 74 + 46 wide, 70 + 16 high (clipped
+  // at the frame's edges), four calls.
+  const TiledPixels t = tiled_input_pixels(100, 70, 64, 10, 1);
+  EXPECT_EQ(t.calls, 4);
+  EXPECT_DOUBLE_EQ(t.total, (74.0 + 46.0) * (70.0 + 16.0));
+  EXPECT_DOUBLE_EQ(t.largest, 74.0 * 70.0);
+  // A tile at least as large as the frame is the whole frame, padded to the multiple.
+  EXPECT_DOUBLE_EQ(tiled_input_pixels(100, 70, 128, 10, 4).total, 100.0 * 72.0);
+  EXPECT_EQ(tiled_input_pixels(100, 70, 0, 10, 1).calls, 1);
+
+  const PlanCatalog c = PlanCatalog::load_default();
+  Job j = framelift::plan::testing::job_1080p({framelift::plan::testing::upscale("rrdbnet", 4)});
+  j.tile = 256;
+  const auto e = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
+  EXPECT_EQ(e.tile, 256);
+  ASSERT_EQ(e.stages.size(), 1u);
+  const TiledPixels frame = tiled_input_pixels(1920, 1080, 256, arch_cost("rrdbnet", 4).tile_overlap, 1);
+  EXPECT_DOUBLE_EQ(e.stages[0].calls_per_frame, frame.calls);
+  EXPECT_DOUBLE_EQ(e.stages[0].pixels_per_call, frame.total / frame.calls);
+  // Smaller tiles than the whole frame: the activation estimate is one tile's, not the frame's.
+  j.tile = 0;
+  const auto whole = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
+  EXPECT_EQ(whole.tile, 0);
+  EXPECT_LT(e.stages[0].activation_bytes, whole.stages[0].activation_bytes / 4);
+}
