@@ -17,5 +17,6 @@ void add_deploy_command(CLI::App& app, Command& selected);
 void add_resume_command(CLI::App& app, Command& selected);
 void add_assemble_command(CLI::App& app, Command& selected);
 void add_plan_command(CLI::App& app, Command& selected);
+void add_profile_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

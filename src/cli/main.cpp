@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   cli::add_resume_command(app, command);
   cli::add_assemble_command(app, command);
   cli::add_plan_command(app, command);
+  cli::add_profile_command(app, command);
 
   try {
     app.parse(argc, argv);

@@ -129,6 +129,7 @@ void add_plan_command(CLI::App& app, Command& selected) {
   cmd->add_option("--preset", a->job.preset, "Encoder preset (default: the encoder's)");
   cmd->add_option("--precision", a->job.precision, "fp16, bf16 or fp32 on GPUs")->capture_default_str();
   cmd->add_option("--batch", a->job.batch, "Tiles per model call")->capture_default_str();
+  cmd->add_option("--tile", a->job.tile, "Input tile side the job will use (0: the largest that fits each GPU)")->capture_default_str();
   cmd->add_option("--segment-seconds", a->job.segment_s, "Job segment length: what a spot reclaim re-does")->capture_default_str();
   cmd->add_option("--deadline", a->deadline, "Finish within, e.g. 2h, 90m, 1h30m");
   cmd->add_option("--budget", a->options.budget, "Spend at most this many USD");

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/inference_options.h"
 #include "library/model_cache.h"
 #include "library/quality.h"
 #include "cli/job_options.h"
@@ -19,14 +20,11 @@ namespace {
 
 struct RunArgs {
   pipeline::RunOptions options;
-  std::vector<std::string> encoder_options;
+  EncoderArgs encoder;
   std::string hwaccel = "none";
   std::string on_decode_error = "skip";
   std::string progress = "auto";
-  double crf = -1;
-  // Inference settings, passed to every stage as defaults (RunOptions::stage_defaults).
-  std::string device = "auto", precision, max_memory;
-  int threads = 0, tile = 0, tile_overlap = -1, batch = 1;
+  InferenceArgs inference;  // passed to every stage as defaults (RunOptions::stage_defaults)
   JobArgs job;
 };
 
@@ -48,10 +46,9 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("-o,--output", o.output, "Output file (the extension picks the container), or folder for a batch")->required();
   cmd->add_flag("-y,--overwrite", o.overwrite, "Replace an existing output file");
   cmd->add_option("-c,--codec", o.encoder.codec, "Video encoder: libx264 (default), libx265, libsvtav1, ffv1, prores_ks, h264_nvenc, ...");
-  cmd->add_option("--crf", a.crf, "Constant quality for encoders that have it");
   cmd->add_option("--preset", o.encoder.preset, "Encoder preset");
   cmd->add_option("--pix-fmt", o.encoder.pix_fmt, "Output pixel format (default: the input's, so its bit depth is kept)");
-  cmd->add_option("-e,--encoder-option", a.encoder_options, "Encoder option KEY=VALUE (repeatable)");
+  add_encoder_options(cmd, a.encoder);
   cmd->add_option("--hwaccel", a.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
   cmd->add_option("--on-decode-error", a.on_decode_error, "skip: drop corrupt frames and report them; fail: stop")
       ->capture_default_str();
@@ -61,35 +58,13 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
       ->capture_default_str();
   cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
-  auto* g = "Inference (defaults for every AI stage)";
-  cmd->add_option("--device", a.device, "auto (CUDA when present), cpu, cuda, cuda:N")->capture_default_str()->group(g);
-  cmd->add_option("--precision", a.precision, "fp32, fp16 or bf16 (default: fp16 on CUDA, fp32 on CPU)")->group(g);
-  cmd->add_option("--threads", a.threads, "CPU threads (default: the CPUs this process may use)")->group(g);
-  cmd->add_option("--tile", a.tile, "Tile size in input pixels (0: from the memory available)")->capture_default_str()->group(g);
-  cmd->add_option("--tile-overlap", a.tile_overlap, "Context pixels around each tile (default: the model's)")->group(g);
-  cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
-  cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
-      ->group(g);
+  add_inference_options(cmd, a.inference);
   add_job_options(cmd, a.job);
-}
-
-std::map<std::string, std::string> stage_defaults(const RunArgs& a) {
-  std::map<std::string, std::string> d{{"device", a.device}, {"tile", str(a.tile)}, {"batch", str(a.batch)}};
-  if (!a.precision.empty()) d["precision"] = a.precision;
-  if (a.threads > 0) d["threads"] = str(a.threads);
-  if (a.tile_overlap >= 0) d["tile_overlap"] = str(a.tile_overlap);
-  if (!a.max_memory.empty()) d["max_memory"] = a.max_memory;
-  return d;
 }
 
 int execute(RunArgs& a) {
   auto& o = a.options;
-  if (a.crf >= 0) o.encoder.crf = a.crf;
-  for (const std::string& kv : a.encoder_options) {
-    size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::Usage, str("-e expects KEY=VALUE, got '", kv, "'"));
-    o.encoder.options[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  apply_encoder_options(a.encoder, o.encoder);
   if (o.encoder.codec.empty()) o.encoder.codec = image_codec_for(o.output);
   o.decoder.hwaccel = a.hwaccel;
   if (a.on_decode_error == "skip") o.decoder.on_error = media::DecodeErrorPolicy::Skip;
@@ -97,8 +72,7 @@ int execute(RunArgs& a) {
   else throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a.on_decode_error, "'"));
   o.progress = pipeline::parse_progress_mode(a.progress);
   if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
-  if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
-  o.stage_defaults = stage_defaults(a);
+  o.stage_defaults = stage_defaults(a.inference);
   // Still images and image sequences are written file by file: nothing to segment or resume.
   const bool images = !image_codec_for(o.output).empty() || o.output.filename().string().find('%') != std::string::npos;
   if ((a.job.no_job || images) && !pipeline::is_batch_input(o.input)) {

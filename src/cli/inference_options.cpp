@@ -1,0 +1,44 @@
+#include "cli/inference_options.h"
+
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::cli {
+
+void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
+  auto* g = "Inference (defaults for every AI stage)";
+  cmd->add_option("--device", a.device, "auto (CUDA when present), cpu, cuda, cuda:N")->capture_default_str()->group(g);
+  cmd->add_option("--precision", a.precision, "fp32, fp16 or bf16 (default: fp16 on CUDA, fp32 on CPU)")->group(g);
+  cmd->add_option("--threads", a.threads, "CPU threads (default: the CPUs this process may use)")->group(g);
+  cmd->add_option("--tile", a.tile, "Tile size in input pixels (0: from the memory available)")->capture_default_str()->group(g);
+  cmd->add_option("--tile-overlap", a.tile_overlap, "Context pixels around each tile (default: the model's)")->group(g);
+  cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
+  cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
+      ->group(g);
+}
+
+std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
+  if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
+  std::map<std::string, std::string> d{{"device", a.device}, {"tile", str(a.tile)}, {"batch", str(a.batch)}};
+  if (!a.precision.empty()) d["precision"] = a.precision;
+  if (a.threads > 0) d["threads"] = str(a.threads);
+  if (a.tile_overlap >= 0) d["tile_overlap"] = str(a.tile_overlap);
+  if (!a.max_memory.empty()) d["max_memory"] = a.max_memory;
+  return d;
+}
+
+void add_encoder_options(CLI::App* cmd, EncoderArgs& a) {
+  cmd->add_option("--crf", a.crf, "Constant quality for encoders that have it");
+  cmd->add_option("-e,--encoder-option", a.options, "Encoder option KEY=VALUE (repeatable)");
+}
+
+void apply_encoder_options(const EncoderArgs& a, media::EncoderSettings& settings) {
+  if (a.crf >= 0) settings.crf = a.crf;
+  for (const std::string& kv : a.options) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::Usage, str("-e expects KEY=VALUE, got '", kv, "'"));
+    settings.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+}
+
+}  // namespace framelift::cli
