@@ -20,7 +20,8 @@
 #   GPU_CHECK_TARGETS       what to build (framelift_cli and the tests of the labels below; "all")
 #   GPU_CHECK_TEST_LABELS   ctest label regex (^(models|infer|pipeline)$); GPU_CHECK_TEST_JOBS
 #   GPU_CHECK_GPU_ID        the data/gpus.json id, when the GPU's name matches none
-#   GPU_CHECK_PROFILE_ARGS  arguments for `framelift profile` (--json)
+#   GPU_CHECK_PROFILE_MODELS, GPU_CHECK_PROFILE_INPUT, GPU_CHECK_PROFILE_ARGS  what the tflops step
+#                           profiles (three upscalers on the benchmark's clip) and extra arguments
 #   GPU_CHECK_<STEP>_S      one step's limit in seconds, e.g. GPU_CHECK_TESTS_S=300
 #   GPU_CHECK_VERBOSE=1     show every step's output, not only the results (logs: out/gpu-check/)
 # Runs as root or with passwordless sudo: the deps step installs packages (scripts/setup.sh).
@@ -258,20 +259,26 @@ step_bench() {
 }
 
 step_tflops() {
-  local bin=$build/framelift name profile=""
+  local bin=$build/framelift name profiles=() m
   name=$(gpu_name)
   if "$bin" profile --help >/dev/null 2>&1; then
-    profile=$build/profile.json
-    # shellcheck disable=SC2086  # a word list on purpose
-    "$bin" --log-level warn profile ${GPU_CHECK_PROFILE_ARGS:---json} >"$profile" ||
-      die "framelift profile failed (exit $?)"
+    # The benchmark's footage, a small network, the heavy one and Real-CUGAN: the share of peak
+    # differs by architecture far more than by clip.
+    local clip=${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi}
+    for m in ${GPU_CHECK_PROFILE_MODELS:-realesr-animevideov3-x2 realesrgan-x4plus realcugan-se-2x-conservative}; do
+      # shellcheck disable=SC2086  # extra arguments, a word list on purpose
+      "$bin" --log-level warn profile -i "$clip" --pipeline "upscale:model=$m" --device cuda --json \
+        ${GPU_CHECK_PROFILE_ARGS:-} >"$build/profile-$m.json" || die "framelift profile failed for $m (exit $?)"
+      profiles+=("$build/profile-$m.json")
+    done
   else
     note "this framelift has no \`profile\` command: the TFLOPS line needs \`framelift profile\` (its JSON manifest)"
   fi
-  python3 - "$here/data/gpus.json" "$name" "$build/bench-models.json" "$profile" "${GPU_CHECK_GPU_ID:-}" <<'PY'
+  python3 - "$here/data/gpus.json" "$name" "${GPU_CHECK_GPU_ID:-}" "$build/bench-models.json" "${profiles[@]}" <<'PY'
 import json, os, re, sys
 
-catalog_file, smi_name, bench_file, profile_file, forced_id = sys.argv[1:6]
+catalog_file, smi_name, forced_id, bench_file = sys.argv[1:5]
+profile_files = sys.argv[5:]
 
 def words(text):
     return re.findall(r"[a-z0-9]+", re.sub(r"\(.*?\)", " ", text.lower()))
@@ -302,31 +309,6 @@ def match(gpus, name):
             best, best_score = g, score
     return best
 
-gpus = json.load(open(catalog_file))["gpus"]
-if forced_id:
-    gpu = next((g for g in gpus if g["id"] == forced_id), None)
-    if gpu is None:
-        print(f"gpu-check: note: GPU_CHECK_GPU_ID={forced_id} is not in data/gpus.json")
-else:
-    gpu = match(gpus, smi_name)
-    if gpu is None:
-        print(f"gpu-check: note: '{smi_name}' matches no GPU in data/gpus.json "
-              "(set GPU_CHECK_GPU_ID or add it there): no peak to compare with")
-
-def peak(precision):
-    if gpu is None:
-        return None
-    key = {"fp32": "fp32_tflops", "bf16": "bf16_tensor_tflops"}.get(precision, "fp16_tensor_tflops")
-    return gpu.get(key)
-
-if gpu is not None:
-    print(f"GPU: {smi_name} = data/gpus.json {gpu['id']} ({gpu['name']}): dense fp16 tensor peak "
-          f"{gpu['fp16_tensor_tflops']} TFLOPS")
-    form = set(words(smi_name)) & {"pcie", "nvl"}
-    if form and "sxm" in words(gpu["name"]):
-        print("gpu-check: note: the catalog's figure is for the SXM part; PCIe and NVL parts can peak lower "
-              "(H100 PCIe does), and then the share below reads low")
-
 def number(entry, *keys):
     for k in keys:
         v = entry.get(k)
@@ -334,51 +316,89 @@ def number(entry, *keys):
             return float(v)
     return None
 
-def label(entry):
-    return entry.get("model") or entry.get("name") or entry.get("stage") or entry.get("arch") or "?"
-
 def achieved(entry):
-    """TFLOPS an entry reports, or that its FLOPs and seconds give; None when it has no FLOP count."""
+    """TFLOPS an entry reports, or that its FLOPs and seconds give; None without a FLOP count."""
     t = number(entry, "tflops", "achieved_tflops", "framelift_tflops")
     if t is not None:
         return t
-    flops = number(entry, "inference_flops", "flops")
+    g = number(entry, "achieved_gflops_per_s")
+    if g is not None:
+        return g / 1e3
     seconds = number(entry, "inference_s", "seconds")
+    flops = number(entry, "inference_flops", "flops")
+    if flops is None and number(entry, "gflops") is not None:
+        flops = number(entry, "gflops") * 1e9
     return flops / seconds / 1e12 if flops and seconds else None
 
-rows = []  # (source, label, tflops, precision)
+manifests = []
+for f in profile_files:
+    try:
+        manifests.append((f, json.load(open(f))))
+    except (OSError, ValueError) as e:
+        sys.exit(f"gpu-check: `framelift profile` did not write a JSON manifest to {f} ({e})")
+
+# The GPU: as asked, else as the profiler mapped it to the catalog, else by nvidia-smi's name.
+gpus = json.load(open(catalog_file))["gpus"]
+by_id = {g["id"]: g for g in gpus}
+profiled_ids = [m.get("device", {}).get("id") for _, m in manifests]
+if forced_id:
+    gpu = by_id.get(forced_id)
+    if gpu is None:
+        print(f"gpu-check: note: GPU_CHECK_GPU_ID={forced_id} is not in data/gpus.json")
+elif any(i in by_id for i in profiled_ids):
+    gpu = by_id[next(i for i in profiled_ids if i in by_id)]
+else:
+    gpu = match(gpus, smi_name)
+    if gpu is None:
+        print(f"gpu-check: note: '{smi_name}' matches no GPU in data/gpus.json "
+              "(set GPU_CHECK_GPU_ID or add it there): no peak to compare with")
+if gpu is not None:
+    print(f"GPU: {smi_name} = data/gpus.json {gpu['id']} ({gpu['name']}): dense fp16 tensor peak "
+          f"{gpu['fp16_tensor_tflops']} TFLOPS")
+    if set(words(smi_name)) & {"pcie", "nvl"} and "sxm" in words(gpu["name"]):
+        print("gpu-check: note: the catalog's figure is for the SXM part; PCIe and NVL parts can peak lower "
+              "(H100 PCIe does), and then the share below reads low")
+
+def peak(precision):
+    if gpu is None:
+        return None
+    return gpu.get({"fp32": "fp32_tflops", "bf16": "bf16_tensor_tflops"}.get(precision, "fp16_tensor_tflops"))
+
+rows = []  # (label, tflops, precision)
 if os.path.exists(bench_file):
     for r in json.load(open(bench_file)):
         t = achieved(r)
         if t is not None:
-            rows.append(("bench", label(r), t, "fp16"))
+            rows.append((f"{r.get('model', '?')} (bench)", t, "fp16"))
 pixel_rates = []
-if not rows and profile_file:
-    try:
-        manifest = json.load(open(profile_file))
-    except (OSError, ValueError) as e:
-        sys.exit(f"gpu-check: `framelift profile` did not write a JSON manifest ({e})")
-    precision = manifest.get("precision", "fp16")
-    for key in ("stages", "runs"):
-        for e in manifest.get(key) or []:
-            t = achieved(e)
-            if t is not None:
-                rows.append(("profile", label(e), t, e.get("precision", precision)))
-            else:
-                px, s = number(e, "inference_pixels"), number(e, "inference_s")
-                if px and s:
-                    pixel_rates.append((label(e), px / s / 1e6))
+if not rows:
+    for f, m in manifests:
+        precision = m.get("precision", "fp16")
+        what = m.get("pipeline") or os.path.basename(f)
+        found = []
+        # Stages first; runs only when no stage has a FLOP count, so that nothing counts twice.
+        for key in ("stages", "runs"):
+            for e in m.get(key) or []:
+                t = achieved(e)
+                arch = e.get("arch")
+                if t is not None:
+                    found.append((f"{what}, {e.get('name') or key[:-1]}{f' ({arch})' if arch else ''}", t, precision))
+                elif key == "stages" and number(e, "inference_pixels") and number(e, "inference_s"):
+                    pixel_rates.append((f"{what}, {e.get('name', 'stage')}", e["inference_pixels"] / e["inference_s"] / 1e6))
+            if found:
+                break
+        rows += found
 
-for source, name, t, precision in rows:
+for name, t, precision in rows:
     p = peak(precision)
     share = f" = {100 * t / p:.1f}% of the {p} TFLOPS {precision} peak" if p else ""
-    print(f"achieved: {name} ({source}): {t:.2f} TFLOPS{share}")
+    print(f"achieved: {name}: {t:.2f} TFLOPS{share}")
 if not rows:
     for name, mpx in pixel_rates:
         print(f"achieved: {name}: {mpx:.1f} Mpx/s of model input")
-    if profile_file:
-        print("gpu-check: note: the profile manifest has no FLOP counts (a run's flops or tflops), so no "
-              "TFLOPS line; bench/models.sh reports frames/s only")
+    if manifests:
+        print("gpu-check: note: the profile manifests have no FLOP counts (gflops or flops per stage), "
+              "so no TFLOPS line; bench/models.sh reports frames/s only")
     elif os.path.exists(bench_file):
         print("gpu-check: note: bench/models.sh reports frames/s, not FLOPs; the TFLOPS line needs "
               "`framelift profile`")
