@@ -6,7 +6,10 @@
 #
 # Both sides do the same job: read the PNG frames, upscale, write the result (the peer writes PNG,
 # framelift a lossless ffv1 video). Per row: frames/s (median of ROUNDS), the ratio, peak memory
-# (max RSS of the whole process) and the agreement of the two outputs (PSNR).
+# (max RSS of the whole process) and the agreement of the two outputs (PSNR); then, from
+# `framelift profile` on the same frames, the network's achieved GFLOP/s, that as a share of the
+# device's dense peak, and end to end / inference-only frames/s (1.0: decode, colour conversion
+# and encode completely hidden behind inference).
 #   bench/models.sh [BUILD_DIR] [ROUNDS] [JSON_OUT]
 # Environment: FRAMELIFT_BENCH_FRAMES (default 4), FRAMELIFT_BENCH_ROWS (default: all rows,
 # space-separated names from the table below).
@@ -43,7 +46,8 @@ measure() {
   cat "$work/time"
 }
 
-printf '%-17s %6s %11s %11s %7s %10s %10s %9s\n' model frames "fl fps" "peer fps" ratio "fl MiB" "peer MiB" "PSNR dB"
+printf '%-17s %6s %11s %11s %7s %10s %10s %9s %9s %6s %8s\n' model frames "fl fps" "peer fps" ratio "fl MiB" "peer MiB" "PSNR dB" \
+  "GFLOP/s" "%peak" "e2e/inf"
 echo "[" >"$json_out.tmp"
 first=1
 for row in "${rows[@]}"; do
@@ -71,12 +75,23 @@ for row in "${rows[@]}"; do
            -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
          sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -n 1)
   fl_fps=$(echo "$out_frames / $ft" | bc -l) pe_fps=$(echo "$out_frames / $pt" | bc -l) ratio=$(echo "$pt / $ft" | bc -l)
-  printf '%-17s %6d %11.3f %11.3f %7.2f %10d %10d %9s\n' "$name" "$frames" "$fl_fps" "$pe_fps" "$ratio" \
-    $((fm / 1024)) $((pm / 1024)) "${psnr:-?}"
+  # The profiler on the same frames (as a lossless video: it seeks by keyframes).
+  ffmpeg -nostdin -v error -y -framerate 25 -i "$in/%04d.png" -c:v ffv1 "$work/$name/in.mkv"
+  stage="upscale:model=$model" && [[ $name == rife* ]] && stage="interpolate:model=$model:factor=2"
+  "$build/framelift" --log-level warn profile -i "$work/$name/in.mkv" --pipeline "$stage" --frames "$frames" \
+    --stretches 1 --warmup 1 -c ffv1 --json >"$work/$name/profile.json"
+  read -r gflops peak e2e < <(python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1])); s = m["stages"][0]
+print("%.1f %.1f %.2f" % (s.get("achieved_gflops_per_s", 0), 100 * s.get("fraction_of_peak", 0), m["fps"]["end_to_end_vs_inference"]))
+' "$work/$name/profile.json")
+  printf '%-17s %6d %11.3f %11.3f %7.2f %10d %10d %9s %9s %6s %8s\n' "$name" "$frames" "$fl_fps" "$pe_fps" "$ratio" \
+    $((fm / 1024)) $((pm / 1024)) "${psnr:-?}" "$gflops" "$peak" "$e2e"
   [ $first -eq 1 ] || echo "," >>"$json_out.tmp"
   first=0
-  printf '{"model":"%s","frames":%d,"size":"%s","framelift_fps":%.4f,"peer":"%s","peer_fps":%.4f,"ratio":%.3f,"framelift_peak_mib":%d,"peer_peak_mib":%d,"psnr_db":"%s"}' \
-    "$name" "$frames" "$crop" "$fl_fps" "$(basename "$peer")" "$pe_fps" "$ratio" $((fm / 1024)) $((pm / 1024)) "${psnr:-}" >>"$json_out.tmp"
+  printf '{"model":"%s","frames":%d,"size":"%s","framelift_fps":%.4f,"peer":"%s","peer_fps":%.4f,"ratio":%.3f,"framelift_peak_mib":%d,"peer_peak_mib":%d,"psnr_db":"%s","achieved_gflops_per_s":%s,"percent_of_peak":%s,"end_to_end_vs_inference":%s}' \
+    "$name" "$frames" "$crop" "$fl_fps" "$(basename "$peer")" "$pe_fps" "$ratio" $((fm / 1024)) $((pm / 1024)) "${psnr:-}" \
+    "$gflops" "$peak" "$e2e" >>"$json_out.tmp"
 done
 echo "]" >>"$json_out.tmp" && mv "$json_out.tmp" "$json_out"
 echo "ratio = framelift fps / peer fps (goal for animevideov3 on CPU: >= 5). JSON: $json_out"

@@ -32,7 +32,8 @@ endfunction()
 # CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
 # the path helpers, so it builds in seconds and its tests run without the media fixture.
 function(framelift_test name)
-  cmake_parse_arguments(ARG "NO_TORCH" "" "" ${ARGN})
+  # RUN_SERIAL: tests that time things run alone (another test would slow one measurement).
+  cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
   if(NOT sources)
     return()
@@ -46,8 +47,12 @@ function(framelift_test name)
   endif()
   framelift_torch_flags(test_${name})
   target_precompile_headers(test_${name} REUSE_FROM fl_torch_pch)
-  target_link_libraries(test_${name} PRIVATE ${ARGN} test_support GTest::gtest GTest::gtest_main)
+  target_link_libraries(test_${name} PRIVATE ${ARG_UNPARSED_ARGUMENTS} test_support GTest::gtest GTest::gtest_main)
+  set(serial FALSE)
+  if(ARG_RUN_SERIAL)
+    set(serial TRUE)
+  endif()
   gtest_discover_tests(test_${name}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name})
+    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name} RUN_SERIAL ${serial})
 endfunction()

@@ -1,0 +1,85 @@
+// The planner, calibrated with one resolution's `framelift profile` manifest, predicts another
+// resolution's measured inference time and activation memory within 25% (issue 8's accuracy
+// requirement, on this machine's CPU). Timing: these tests run alone (RUN_SERIAL), since another
+// test on the same two cores would slow one of the two measured runs and not the other.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "cli/profile_support.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace framelift::test {
+namespace {
+
+struct Predicted {
+  double seconds_per_call = 0, activation_bytes = 0;
+};
+
+// The planner's estimate for this machine's CPU of `stage` (0-based among model stages).
+Predicted predict(const fs::path& clip, const std::string& pipeline, const std::string& extra, const fs::path& calibration,
+                  size_t stage) {
+  auto r = framelift("--log-level warn plan -i " + shell_quote(clip) + " --pipeline '" + pipeline +
+                     "' --local --gpu cpu --json -c ffv1 --calibration " + shell_quote(calibration) + " " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const json plan = json::parse(r.output.substr(r.output.find('{')));
+  for (const auto& row : plan["rows"])
+    if (row["gpu"] == "cpu" && row["stages"].size() > stage)
+      return {row["stages"][stage]["seconds_per_frame"].get<double>() / row["stages"][stage]["calls_per_frame"].get<double>(),
+              row["stages"][stage]["activation_bytes"].get<double>()};
+  ADD_FAILURE() << "no cpu row in " << r.output;
+  return {};
+}
+
+// Calibrate with one resolution's manifest, predict the other's measured figures, both ways. Time
+// is compared per network call: how many calls a frame takes (tiles, interpolated frames, a cut
+// held instead of morphed) is bookkeeping the planner does exactly (see TilerGeometry), the time
+// of a call is its model.
+void expect_within_25_percent(const std::string& name, const std::string& pipeline, const std::string& extra, int frames,
+                              std::pair<int, int> a, std::pair<int, int> b) {
+  const fs::path dir = temp_dir("profile-accuracy");
+  struct Side {
+    fs::path clip, manifest;
+    json m;
+  } sides[2];
+  int k = 0;
+  for (auto [w, h] : {a, b}) {
+    Side& s = sides[k++];
+    s.clip = footage(dir, w, h, 24);
+    s.manifest = dir / (name + "-" + std::to_string(w) + ".json");
+    s.m = profile(s.clip, pipeline, extra + " --frames " + std::to_string(frames) + " --stretches 2", s.manifest);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const Side &measured = sides[i], &calibrating = sides[1 - i];
+    const Predicted p = predict(measured.clip, pipeline, extra, calibrating.manifest, 0);
+    const json& st = measured.m["stages"][0];
+    const double seconds = st["inference_s"].get<double>() / st["inference_calls"].get<double>();
+    const double bytes = st["peak_activation_bytes"];
+    std::printf("%s %dx%d: inference %.3f s/call predicted %.3f (%+.0f%%); activations %.1f MiB predicted %.1f (%+.0f%%)\n",
+                name.c_str(), measured.m["input"]["width"].get<int>(), measured.m["input"]["height"].get<int>(), seconds,
+                p.seconds_per_call, 100 * (p.seconds_per_call / seconds - 1), bytes / 1048576, p.activation_bytes / 1048576,
+                100 * (p.activation_bytes / bytes - 1));
+    EXPECT_NEAR(p.seconds_per_call / seconds, 1.0, 0.25) << name << " time, calibrated at the other resolution";
+    EXPECT_NEAR(p.activation_bytes / bytes, 1.0, 0.25) << name << " memory, calibrated at the other resolution";
+  }
+}
+
+TEST(PlanAccuracy, CompactX2) {
+  if (!have_weights()) GTEST_SKIP() << "npm weights missing (scripts/setup.sh)";
+  expect_within_25_percent("compact-x2", "upscale:model=realesr-animevideov3-x2", "", 4, {160, 120}, {320, 240});
+}
+
+TEST(PlanAccuracy, RrdbX4OnTiles) {
+  if (!have_weights()) GTEST_SKIP() << "npm weights missing (scripts/setup.sh)";
+  expect_within_25_percent("rrdb-x4-tiles", "upscale:model=realesrgan-x4plus", "--tile 48", 2, {96, 72}, {160, 120});
+}
+
+TEST(PlanAccuracy, RifeX2) {
+  if (!have_weights()) GTEST_SKIP() << "npm weights missing (scripts/setup.sh)";
+  expect_within_25_percent("rife-x2", "interpolate:model=rife-v4.6:factor=2", "", 3, {480, 352}, {960, 704});
+}
+
+}  // namespace
+}  // namespace framelift::test
