@@ -12,7 +12,8 @@
 # and encode completely hidden behind inference).
 #   bench/models.sh [BUILD_DIR] [ROUNDS] [JSON_OUT]
 # Environment: FRAMELIFT_BENCH_FRAMES (default 4), FRAMELIFT_BENCH_ROWS (default: all rows,
-# space-separated names from the table below).
+# space-separated names from the table below), FRAMELIFT_BENCH_CROP (WxH for every row instead of
+# the table's: the short run in the test suite uses a tiny one).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -52,6 +53,7 @@ echo "[" >"$json_out.tmp"
 first=1
 for row in "${rows[@]}"; do
   IFS='|' read -r name model peer peer_args crop <<<"$row"
+  crop=${FRAMELIFT_BENCH_CROP:-$crop}
   [ -z "$wanted" ] || [[ " $wanted " == *" $name "* ]] || continue
   in=$work/$name/in && mkdir -p "$in" "$work/$name/peer"
   ffmpeg -nostdin -v error -ss 2 -i "$src" -vf "crop=${crop/x/:}" -frames:v "$frames" "$in/%04d.png"
