@@ -19,6 +19,8 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libarchive-dev
   ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers python3 bc time
   slurm-wlm munge python3-yaml
+  # The planner's HTML page is checked as a browser renders it (headless screenshot).
+  chromium
 )
 # The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.
 command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)

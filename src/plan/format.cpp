@@ -13,6 +13,7 @@ std::string human_duration(double s) {
   if (!std::isfinite(s)) return "-";
   char buf[48];
   if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 600 && std::lround(s) % 60 != 0) std::snprintf(buf, sizeof buf, "%ldm%02lds", std::lround(s) / 60, std::lround(s) % 60);
   else if (s < 3600) std::snprintf(buf, sizeof buf, "%.0fm", std::round(s / 60));
   else if (s < 100 * 3600) {
     const long m = std::lround(s / 60);

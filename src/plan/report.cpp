@@ -141,35 +141,54 @@ json plan_json(const Plan& plan) {
 std::string plan_html(const Plan& plan) {
   // Chart: x = time (hours), y = cost (USD), one dot per offer that runs, the recommended one red.
   const bool spot = plan.options.spot;
-  double max_t = 0, max_c = 0;
+  double max_t = 0, max_c = 0, min_t = 1e300;
   for (const auto& r : plan.rows) {
     if (r.est.fit == Fit::No) continue;
     max_t = std::max(max_t, r.ranked_time(spot) / 3600);
+    min_t = std::min(min_t, r.ranked_time(spot) / 3600);
     max_c = std::max(max_c, r.ranked_cost(spot));
   }
-  if (plan.options.deadline_s > 0) max_t = std::max(max_t, plan.options.deadline_s / 3600);
+  // A deadline far beyond every offer would squeeze them all against the axis: then it is only
+  // named at the right edge.
+  const double deadline_h = plan.options.deadline_s / 3600;
+  const bool deadline_on_chart = deadline_h > 0 && deadline_h <= max_t * 1.5;
+  if (deadline_on_chart) max_t = std::max(max_t, deadline_h);
   max_t = max_t > 0 ? max_t * 1.1 : 1;
+  // Start the time axis near the fastest offer when all are alike (start-up dominates short jobs).
+  const double t0 = min_t < 1e300 && min_t > 0.4 * max_t && !deadline_on_chart ? min_t * 0.9 : 0;
   max_c = max_c > 0 ? max_c * 1.1 : 1;
   const double W = 760, H = 420, L = 70, B = 50, T = 20, R = 20;
-  auto x = [&](double hours) { return L + hours / max_t * (W - L - R); };
+  auto x = [&](double hours) { return L + (hours - t0) / (max_t - t0) * (W - L - R); };
   auto y = [&](double usd) { return H - B - usd / max_c * (H - B - T); };
   std::string svg = str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", W, "\" height=\"", H, "\" viewBox=\"0 0 ", W, " ", H,
                         "\" font-family=\"sans-serif\" font-size=\"11\">\n");
   svg += str("<line x1=\"", L, "\" y1=\"", H - B, "\" x2=\"", W - R, "\" y2=\"", H - B, "\" stroke=\"#333\"/>\n");
   svg += str("<line x1=\"", L, "\" y1=\"", T, "\" x2=\"", L, "\" y2=\"", H - B, "\" stroke=\"#333\"/>\n");
   for (int i = 0; i <= 5; ++i) {
-    const double t = max_t * i / 5, c = max_c * i / 5;
+    const double t = t0 + (max_t - t0) * i / 5, c = max_c * i / 5;
     svg += str("<text x=\"", fixed(x(t), 1), "\" y=\"", H - B + 16, "\" text-anchor=\"middle\">", escape(human_duration(t * 3600)), "</text>\n");
     svg += str("<text x=\"", L - 6, "\" y=\"", fixed(y(c) + 4, 1), "\" text-anchor=\"end\">", escape(money(c)), "</text>\n");
   }
   svg += str("<text x=\"", (L + W - R) / 2, "\" y=\"", H - 10, "\" text-anchor=\"middle\">estimated time</text>\n");
   svg += str("<text x=\"16\" y=\"", (T + H - B) / 2, "\" transform=\"rotate(-90 16 ", (T + H - B) / 2,
              ")\" text-anchor=\"middle\">estimated cost (", spot ? "spot" : "on demand", ")</text>\n");
-  if (plan.options.deadline_s > 0) {
-    const double dx = x(plan.options.deadline_s / 3600);
+  if (deadline_h > 0 && !deadline_on_chart) {
+    svg += str("<text x=\"", W - R, "\" y=\"", T + 10, "\" text-anchor=\"end\" fill=\"#c60\">deadline ",
+               escape(human_duration(plan.options.deadline_s)), " &#8594;</text>\n");
+  } else if (deadline_h > 0) {
+    const double dx = x(deadline_h);
     svg += str("<line x1=\"", fixed(dx, 1), "\" y1=\"", T, "\" x2=\"", fixed(dx, 1), "\" y2=\"", H - B,
                "\" stroke=\"#c60\" stroke-dasharray=\"4 3\"/><text x=\"", fixed(dx + 4, 1), "\" y=\"", T + 10, "\" fill=\"#c60\">deadline</text>\n");
   }
+  // Labels only where they help: the recommendation and the offers no other offer beats on both
+  // time and cost (the rest keep their tooltip; dozens of labels on one spot are unreadable).
+  auto dominated = [&](const OfferEstimate& a) {
+    for (const auto& b : plan.rows)
+      if (b.est.fit != Fit::No && b.ranked_time(spot) <= a.ranked_time(spot) && b.ranked_cost(spot) <= a.ranked_cost(spot) &&
+          (b.ranked_time(spot) < a.ranked_time(spot) || b.ranked_cost(spot) < a.ranked_cost(spot)))
+        return true;
+    return false;
+  };
   for (size_t i = 0; i < plan.rows.size(); ++i) {
     const auto& r = plan.rows[i];
     if (r.est.fit == Fit::No) continue;
@@ -179,7 +198,11 @@ std::string plan_html(const Plan& plan) {
     svg += str("<circle cx=\"", fixed(cx, 1), "\" cy=\"", fixed(cy, 1), "\" r=\"", rec ? 6 : 4, "\" fill=\"",
                rec ? "#d00" : r.meets_deadline && r.within_budget ? "#2a6" : "#999", "\"><title>", escape(label), ": ",
                escape(human_duration(r.ranked_time(spot))), ", ", escape(money(r.ranked_cost(spot))), "</title></circle>\n");
-    svg += str("<text x=\"", fixed(cx + 7, 1), "\" y=\"", fixed(cy + 4, 1), "\" fill=\"#444\">", escape(label), "</text>\n");
+    // Near the right edge the label goes to the left of its dot.
+    const bool left = cx > W - R - 140;
+    if (rec || !dominated(r))
+      svg += str("<text x=\"", fixed(left ? cx - 7 : cx + 7, 1), "\" y=\"", fixed(cy + 4, 1), "\"",
+                 left ? " text-anchor=\"end\"" : "", " fill=\"", rec ? "#d00" : "#444", "\">", escape(label), "</text>\n");
   }
   svg += "</svg>\n";
 

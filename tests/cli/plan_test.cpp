@@ -2,6 +2,8 @@
 // card with the 20% margin, a deadline that no card meets is said so, and a self-contained page.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "cli/cli_runner.h"
@@ -41,6 +43,36 @@ TEST(PlanCommand, RecommendsAFittingCardAndWritesAPage) {
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);
   EXPECT_EQ(html.find("href=\"http"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+// The page as a browser shows it: headless Chromium (installed by setup.sh) takes a screenshot,
+// and the chart must be there: the recommended offer's red dot (#d00) and the other offers' green
+// ones (#2a6), on a page that is not blank.
+TEST(PlanCommand, PageRendersInHeadlessChromium) {
+  if (run_command("command -v chromium >/dev/null") != 0) GTEST_SKIP() << "chromium not installed (scripts/setup.sh)";
+  const fs::path dir = temp_dir("plan-chromium"), page = dir / "plan.html", shot = dir / "shot.png";
+  // A 2 h deadline for a 2-second clip: far beyond every offer, it must not squeeze the chart.
+  auto r = framelift("--log-level warn plan -i " + shell_quote(media("real_megamind.mkv")) +
+                     " --pipeline upscale:model=realesrgan-x4plus --deadline 2h --html " + shell_quote(page));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string log;
+  ASSERT_EQ(run_command("timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,800"
+                        " --screenshot=" + shell_quote(shot) + " 'file://" + page.string() + "' 2>&1", &log),
+            0) << log;
+  std::string raw;
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -i " + shell_quote(shot) + " -f rawvideo -pix_fmt rgb24 -", &raw), 0);
+  ASSERT_EQ(raw.size(), 1000u * 800 * 3);
+  int red = 0, green = 0, dark = 0;
+  for (size_t i = 0; i + 2 < raw.size(); i += 3) {
+    const int R = uint8_t(raw[i]), G = uint8_t(raw[i + 1]), B = uint8_t(raw[i + 2]);
+    if (R > 200 && G < 30 && B < 30) ++red;
+    if (std::abs(R - 0x22) < 16 && std::abs(G - 0xaa) < 16 && std::abs(B - 0x66) < 16) ++green;
+    if (R < 80 && G < 80 && B < 80) ++dark;
+  }
+  std::printf("screenshot: %d red, %d green, %d dark pixels\n", red, green, dark);
+  EXPECT_GT(red, 40);    // a 6 px dot (antialiased) and its label
+  EXPECT_GT(green, 200); // many 4 px dots
+  EXPECT_GT(dark, 5000); // headings, axes, the table's text
 }
 
 TEST(PlanCommand, MissingInputIsAClearError) {

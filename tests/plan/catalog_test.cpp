@@ -114,6 +114,8 @@ TEST(Format, Durations) {
   EXPECT_EQ(parse_duration("1.5h", "--deadline"), 5400);
   EXPECT_THROW(parse_duration("soon", "--deadline"), framelift::Error);
   EXPECT_EQ(human_duration(5400), "1h30m");
+  EXPECT_EQ(human_duration(100), "1m40s");  // short jobs: seconds count (the chart's axis)
+  EXPECT_EQ(human_duration(120), "2m");
   EXPECT_EQ(money(0.456), "$0.46");
 }
 
