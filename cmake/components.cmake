@@ -33,7 +33,9 @@ endfunction()
 # the path helpers, so it builds in seconds and its tests run without the media fixture.
 function(framelift_test name)
   # RUN_SERIAL: tests that time things run alone (another test would slow one measurement).
-  cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "" ${ARGN})
+  # NO_PCH: libtorch's flags without its precompiled header, for tests that mostly run the binary
+  # (the PCH costs every file that does not need it as much as its own compile).
+  cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL;NO_PCH" "" "" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
   if(NOT sources)
     return()
@@ -46,7 +48,9 @@ function(framelift_test name)
     return()
   endif()
   framelift_torch_flags(test_${name})
-  target_precompile_headers(test_${name} REUSE_FROM fl_torch_pch)
+  if(NOT ARG_NO_PCH)
+    target_precompile_headers(test_${name} REUSE_FROM fl_torch_pch)
+  endif()
   target_link_libraries(test_${name} PRIVATE ${ARG_UNPARSED_ARGUMENTS} test_support GTest::gtest GTest::gtest_main)
   set(serial FALSE)
   if(ARG_RUN_SERIAL)

@@ -112,6 +112,7 @@ json make_manifest(const ProfileArgs& a, const pipeline::ProfileResult& r, const
     json st = {{"index", s.index}, {"name", s.name}, {"own_s", s.own_s}, {"upload_s", s.upload_s},
                {"inference_s", s.inference_s}, {"download_s", s.download_s}, {"inference_calls", s.inference_calls},
                {"inference_pixels", s.inference_pixels}, {"peak_activation_bytes", s.peak_activation_bytes},
+               {"call_s", s.call_s},
                {"share", end_to_end_s > 0 ? s.total_s() / end_to_end_s : 0.0},
                {"frames_per_s", s.total_s() > 0 ? double(r.frames_in) / s.total_s() : 0.0}};
     if (specs[i] && s.inference_calls > 0) {
@@ -125,7 +126,8 @@ json make_manifest(const ProfileArgs& a, const pipeline::ProfileResult& r, const
                       {"calls", s.inference_calls}, {"input_pixels", s.inference_pixels / s.inference_calls},
                       {"peak_input_pixels", s.largest_call_pixels},
                       {"input_width", in.value("width", 0)}, {"input_height", in.value("height", 0)},
-                      {"batch", std::max(1, a.inference.batch)}, {"seconds", s.inference_s / s.inference_calls},
+                      {"batch", std::max(1, a.inference.batch)},
+                      {"seconds", s.call_s > 0 ? s.call_s : s.inference_s / s.inference_calls},
                       {"peak_activation_bytes", s.peak_activation_bytes}});
     }
     stages.push_back(st);

@@ -141,6 +141,13 @@ ProfileResult profile_pipeline(const ProfileOptions& o) {
       s.inference_calls = it->second.calls;
       s.inference_pixels = it->second.work;
       s.largest_call_pixels = it->second.max_work;
+      std::vector<double> rates;
+      for (auto [seconds, pixels] : it->second.spans)
+        if (pixels > 0) rates.push_back(seconds / pixels);
+      if (!rates.empty() && s.inference_calls > 0) {
+        std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+        s.call_s = rates[rates.size() / 2] * s.inference_pixels / s.inference_calls;
+      }
       s.peak_activation_bytes = it->second.peak_bytes;
     }
     r.stages.push_back(s);

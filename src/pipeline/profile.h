@@ -33,6 +33,9 @@ struct StageProfile {
   double inference_pixels = 0;       // input pixels through the network, tiles' context included
   double largest_call_pixels = 0;    // of the largest call (the peak memory is that call's)
   int64_t peak_activation_bytes = 0; // the highest rise of device memory during one network call
+  // One call's time, robust to a noisy machine: the median over calls of seconds per input pixel,
+  // times the mean input pixels of a call (calls differ in size at the frame's edges).
+  double call_s = 0;
   double total_s() const { return own_s + upload_s + inference_s + download_s; }
 };
 

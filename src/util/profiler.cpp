@@ -22,7 +22,8 @@ void Profiler::add(const std::string& key, double seconds, int64_t calls, double
   add(key, seconds, calls, work, peak, 0);
 }
 
-void Profiler::add(const std::string& key, double seconds, int64_t calls, double work, int64_t peak, double max_work) {
+void Profiler::add(const std::string& key, double seconds, int64_t calls, double work, int64_t peak, double max_work,
+                   bool keep_span) {
   std::lock_guard lock(mutex_);
   SectionStats& s = sections_[key];
   s.seconds += seconds;
@@ -30,6 +31,7 @@ void Profiler::add(const std::string& key, double seconds, int64_t calls, double
   s.work += work;
   s.peak_bytes = std::max(s.peak_bytes, peak);
   s.max_work = std::max(s.max_work, max_work);
+  if (keep_span) s.spans.emplace_back(seconds, work);
 }
 
 void count_work(const char* key, double units) {
@@ -57,7 +59,7 @@ Section::~Section() {
   if (!profiler_) return;
   const auto now = std::chrono::steady_clock::now();
   pause(now);
-  profiler_->add(key_, seconds_, 1, work_, peak_, work_);
+  profiler_->add(key_, seconds_, 1, work_, peak_, work_, memory_);
   innermost = outer_;
   current_stage = outer_stage_;
   if (outer_) outer_->resume(now);

@@ -16,6 +16,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace framelift {
 
@@ -24,6 +26,9 @@ struct SectionStats {
   int64_t calls = 0;
   double work = 0;          // units the section reports (input pixels for inference)
   double max_work = 0;      // the most one span of the section reported (the largest tile)
+  // {seconds, work} of each span, kept for sections that measure memory (the network calls):
+  // robust per-call figures need them, and there are few such calls.
+  std::vector<std::pair<double, double>> spans;
   int64_t peak_bytes = 0;   // highest of the memory probe's peaks over the section's spans
 };
 
@@ -37,7 +42,8 @@ class Profiler {
   // Keys are "name" outside stages and "N:name" inside stage N (1-based), see StageScope.
   std::map<std::string, SectionStats> sections() const;
   void add(const std::string& key, double seconds, int64_t calls, double work, int64_t peak);
-  void add(const std::string& key, double seconds, int64_t calls, double work, int64_t peak, double max_work);
+  void add(const std::string& key, double seconds, int64_t calls, double work, int64_t peak, double max_work,
+           bool keep_span = false);
   int64_t probe_peak() const { return peak_probe_ ? peak_probe_() : 0; }
 
  private:

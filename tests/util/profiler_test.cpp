@@ -79,6 +79,8 @@ TEST(Profiler, MemoryIsMeasuredOnlyInSectionsThatAskAndTheHighestCallWins) {
   EXPECT_EQ(s["inference"].calls, 2);
   EXPECT_EQ(s["encode"].peak_bytes, 0);
   EXPECT_EQ(calls, 4);  // a fresh start and a reading per measured section
+  EXPECT_EQ(s["inference"].spans.size(), 2u);  // kept per call where memory is measured
+  EXPECT_TRUE(s["encode"].spans.empty());
 }
 
 TEST(Profiler, ThreadsWithoutAProfilerRecordNothingAndWorkIsCounted) {
