@@ -79,8 +79,7 @@ std::vector<std::optional<plan::StageSpec>> planner_stages(const pipeline::Profi
 
 // The device's dense peak for the precision in use, in GFLOP/s (0 when the catalog lacks it):
 // what achieved rates are measured against.
-double peak_gflops(const std::string& device_id, const std::string& precision) {
-  const plan::PlanCatalog catalog = plan::PlanCatalog::load_default();
+double peak_gflops(const plan::PlanCatalog& catalog, const std::string& device_id, const std::string& precision) {
   const plan::Device cpu = plan::local_cpu();
   const plan::Device* d = device_id == "cpu" ? &cpu : catalog.device(device_id);
   if (!d) return 0;
@@ -90,8 +89,9 @@ double peak_gflops(const std::string& device_id, const std::string& precision) {
   return tflops * 1e3;
 }
 
+// `target` and `device_id`: where the stages ran, and its catalog id ("cpu" for the CPU).
 json make_manifest(const ProfileArgs& a, const pipeline::ProfileResult& r, const json& input, const json& output,
-                   const std::string& device_id) {
+                   const infer::ExecutionTarget& target, const std::string& device_id, const plan::PlanCatalog& catalog) {
   const auto& o = a.profile.run;
   const int v = input.value("video_stream", 0);
   const json& in = input["streams"][v];
@@ -101,8 +101,7 @@ json make_manifest(const ProfileArgs& a, const pipeline::ProfileResult& r, const
 
   std::vector<std::string> notes;
   const auto specs = planner_stages(r, o.pipeline, fps, notes);
-  const auto target = infer::resolve_target(a.inference.device, a.inference.precision);
-  const double peak = peak_gflops(device_id, infer::precision_name(target.dtype));
+  const double peak = peak_gflops(catalog, device_id, infer::precision_name(target.dtype));
   const double end_to_end_s = r.seconds("encode") + r.seconds("encode.idle");
   double inference_s = 0;
   json stages = json::array(), runs = json::array();
@@ -253,13 +252,14 @@ int execute(ProfileArgs& a) {
   const json output = media::probe(o.output.string(), {.count_frames = false});
 
   const auto target = infer::resolve_target(a.inference.device, a.inference.precision);
+  const plan::PlanCatalog catalog = plan::PlanCatalog::load_default();
   std::string device_id = "cpu";
   if (target.is_cuda()) {
     device_id = plan::catalog_id_for(r.device, infer::total_device_memory(target.device) / 1e9,
-                                     plan::PlanCatalog::load_default());
+                                     catalog);
     if (device_id.empty()) log::warn("profile: ", r.device, " is not in the planner's catalog; add it with --catalog");
   }
-  const json manifest = make_manifest(a, r, input, output, device_id);
+  const json manifest = make_manifest(a, r, input, output, target, device_id, catalog);
   if (!a.keep_output.empty()) {
     std::error_code ec;
     const fs::path partial = partial_path_for(a.keep_output);
