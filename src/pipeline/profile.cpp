@@ -10,7 +10,6 @@
 
 #include "infer/device.h"
 #include "infer/memory_budget.h"
-#include "jobs/segment_plan.h"
 #include "pipeline/stage_spec.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -28,11 +27,6 @@ int64_t resident_high_water_mark() {
   return 0;
 }
 
-int64_t keyframe_before(const std::vector<int64_t>& keyframes, int64_t pts) {
-  auto it = std::upper_bound(keyframes.begin(), keyframes.end(), pts);
-  return it == keyframes.begin() ? pts : *std::prev(it);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -44,8 +38,8 @@ double ProfileResult::seconds(const std::string& section) const {
   return it == sections.end() ? 0 : it->second.seconds;
 }
 
-std::vector<SampleStretch> choose_sample(const std::vector<int64_t>& frame_pts, const std::vector<int64_t>& keyframe_pts,
-                                         int64_t frames, int stretches, uint64_t seed) {
+std::vector<SampleStretch> choose_sample(const jobs::SegmentPlan& plan, int64_t frames, int stretches, uint64_t seed) {
+  const std::vector<int64_t>& frame_pts = plan.frame_pts;  // presentation order
   const int64_t n = int64_t(frame_pts.size());
   if (n == 0) return {};
   frames = std::clamp<int64_t>(frames, 1, n);
@@ -69,16 +63,14 @@ std::vector<SampleStretch> choose_sample(const std::vector<int64_t>& frame_pts, 
   }
   std::vector<SampleStretch> sample;
   for (auto [s, e] : ranges)
-    sample.push_back({keyframe_before(keyframe_pts, frame_pts[size_t(s)]), frame_pts[size_t(s)], frame_pts[size_t(e - 1)]});
+    sample.push_back({plan.keyframe_at_or_before(frame_pts[size_t(s)]), frame_pts[size_t(s)], frame_pts[size_t(e - 1)]});
   return sample;
 }
 
 ProfileResult profile_pipeline(const ProfileOptions& o) {
   ProfileResult r;
   const jobs::SegmentPlan plan = jobs::plan_segments(o.run.input, 0);
-  std::vector<int64_t> sorted_pts = plan.frame_pts;
-  std::sort(sorted_pts.begin(), sorted_pts.end());
-  r.sample = choose_sample(sorted_pts, plan.keyframe_pts, o.frames, o.stretches, o.seed);
+  r.sample = choose_sample(plan, o.frames, o.stretches, o.seed);
   if (r.sample.empty()) throw Error(ErrorKind::Input, str(o.run.input, ": the video stream has no frames"));
 
   // The warm-up: the same pipeline on the first frames, so that one-time costs (oneDNN's

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "jobs/segment_plan.h"
 #include "pipeline/runner.h"
 #include "util/profiler.h"
 
@@ -54,9 +55,8 @@ struct ProfileResult {
 };
 
 // Picks the sample: `stretches` runs of consecutive frames totalling `frames`, spread over the
-// frames of `frame_pts` (presentation order) and starting at keyframes' decode positions.
-std::vector<SampleStretch> choose_sample(const std::vector<int64_t>& frame_pts, const std::vector<int64_t>& keyframe_pts,
-                                         int64_t frames, int stretches, uint64_t seed);
+// plan's frames, each decoded from the keyframe at or before its first frame.
+std::vector<SampleStretch> choose_sample(const jobs::SegmentPlan& plan, int64_t frames, int stretches, uint64_t seed);
 
 // Throws framelift::Error like run_pipeline.
 ProfileResult profile_pipeline(const ProfileOptions& options);
