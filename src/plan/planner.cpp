@@ -95,10 +95,9 @@ MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Cali
       }
       worst = std::max(worst, buffers + need);
     } else if (job.tile > 0 && job.tile < std::max(w, h)) {
-      // The tile the user asked for: its largest window (a tile with context on every side).
-      const double edge_w = round_up(std::min(w, job.tile + 2.0 * s.cost.tile_overlap), mult);
-      const double edge_h = round_up(std::min(h, job.tile + 2.0 * s.cost.tile_overlap), mult);
-      const double need = edge_w * edge_h * per_px * std::max(1, job.batch);
+      // The tile the user asked for: its largest window, as the tiler cuts it.
+      const double largest = tiled_input_pixels(w, h, job.tile, s.cost.tile_overlap, s.cost.size_multiple).largest;
+      const double need = largest * per_px * std::max(1, job.batch);
       if (need > avail) {
         m.why = str(s.model, ": ", job.tile, " px tiles need ", gigabytes(fixed + buffers + need));
         return m;
