@@ -44,12 +44,21 @@ void expect_within_25_percent(const std::string& name, const std::string& pipeli
     fs::path clip, manifest;
     json m;
   } sides[2];
-  int k = 0;
-  for (auto [w, h] : {a, b}) {
-    Side& s = sides[k++];
-    s.clip = footage(dir, w, h, 24);
-    s.manifest = dir / (name + "-" + std::to_string(w) + ".json");
-    s.m = profile(s.clip, pipeline, extra + " --frames " + std::to_string(frames) + " --stretches 2 --warmup 1", s.manifest);
+  // Each side is profiled twice, the two sides alternating, and the faster profile of each is
+  // kept: a slowdown of the shared machine that lasts through one profile (the median over calls
+  // cannot remove that) then has to hit both of a side's profiles to count.
+  for (int round = 0; round < 2; ++round) {
+    int k = 0;
+    for (auto [w, h] : {a, b}) {
+      Side& s = sides[k++];
+      s.clip = footage(dir, w, h, 24);
+      const fs::path manifest = dir / (name + "-" + std::to_string(w) + "-" + std::to_string(round) + ".json");
+      json m = profile(s.clip, pipeline, extra + " --frames " + std::to_string(frames) + " --stretches 2 --warmup 1", manifest);
+      if (round == 0 || m["stages"][0]["call_s"].get<double>() < s.m["stages"][0]["call_s"].get<double>()) {
+        s.m = std::move(m);
+        s.manifest = manifest;
+      }
+    }
   }
   for (int i = 0; i < 2; ++i) {
     const Side &measured = sides[i], &calibrating = sides[1 - i];
