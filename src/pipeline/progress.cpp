@@ -48,13 +48,13 @@ std::string ProgressSnapshot::to_bar(int width) const {
   if (fraction >= 0 || total_out > 0) {
     double done = fraction >= 0 ? fraction : std::min(1.0, double(frames_out) / double(total_out));
     int filled = int(done * width);
-    bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + str(int(done * 100)) + "% ";
+    bar = str("[", std::string(filled, '#'), std::string(width - filled, '.'), "] ", int(done * 100), "% ");
   }
   char fps_text[32];
   std::snprintf(fps_text, sizeof fps_text, "%.2f", fps);
   std::string cost;
   if (spent >= 0) {
-    lifecycle::CostEstimate estimate{spent};
+    lifecycle::CostEstimate estimate{spent, std::nullopt};
     if (projected >= 0) estimate.total_usd = projected;
     cost = "  " + lifecycle::format_cost(estimate);
   }

@@ -2,6 +2,7 @@
 // must fail with a clear Resource error; where a GPU is present the CUDA cases are checked instead.
 #include <gtest/gtest.h>
 
+#include <ATen/ATen.h>
 #include <torch/cuda.h>
 
 #include "infer/device.h"

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
-#include <torch/torch.h>
 
 #include "models/ncnn/layer_registry.h"
 #include "util/error.h"

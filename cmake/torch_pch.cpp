@@ -1,1 +1,0 @@
-// Compiles the shared libtorch precompiled header once.
