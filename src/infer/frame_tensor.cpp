@@ -59,22 +59,31 @@ TensorToFrame::TensorToFrame(const media::VideoFormat& format) : format_(format)
                                media::is_full_range(format.pix_fmt, format.range), kSwsFlags, ErrorKind::Input);
 }
 
-media::FramePtr TensorToFrame::convert(const at::Tensor& image) {
-  if (image.dim() != 3 || image.size(0) != 3 || image.size(1) != format_.height || image.size(2) != format_.width)
-    throw Error(ErrorKind::Internal, framelift::str("a stage produced a frame of shape ", image.sizes(), ", expected [3, ",
-                                         format_.height, ", ", format_.width, "]"));
-  at::Tensor rgb = image.to(at::kCPU, at::kFloat).clamp(0.0, 1.0).contiguous();
+media::FramePtr blank_output_frame(const media::VideoFormat& format) {
   media::FramePtr frame = media::make_frame();
-  frame->width = format_.width;
-  frame->height = format_.height;
-  frame->format = format_.pix_fmt;
-  frame->colorspace = media::effective_matrix(format_);
-  frame->color_range = format_.range;
-  frame->color_primaries = format_.primaries;
-  frame->color_trc = format_.transfer;
-  frame->chroma_location = format_.chroma_location;
-  frame->sample_aspect_ratio = format_.sample_aspect;
+  frame->width = format.width;
+  frame->height = format.height;
+  frame->format = format.pix_fmt;
+  frame->colorspace = media::effective_matrix(format);
+  frame->color_range = format.range;
+  frame->color_primaries = format.primaries;
+  frame->color_trc = format.transfer;
+  frame->chroma_location = format.chroma_location;
+  frame->sample_aspect_ratio = format.sample_aspect;
   media::check(av_frame_get_buffer(frame.get(), 0), ErrorKind::Resource, "allocating an output frame");
+  return frame;
+}
+
+void check_output_shape(const at::Tensor& image, const media::VideoFormat& format) {
+  if (image.dim() != 3 || image.size(0) != 3 || image.size(1) != format.height || image.size(2) != format.width)
+    throw Error(ErrorKind::Internal, framelift::str("a stage produced a frame of shape ", image.sizes(), ", expected [3, ",
+                                                    format.height, ", ", format.width, "]"));
+}
+
+media::FramePtr TensorToFrame::convert(const at::Tensor& image) {
+  check_output_shape(image, format_);
+  at::Tensor rgb = image.to(at::kCPU, at::kFloat).clamp(0.0, 1.0).contiguous();
+  media::FramePtr frame = blank_output_frame(format_);
   uint8_t* planes[4];
   int linesize[4];
   planes_of(rgb, planes, linesize);

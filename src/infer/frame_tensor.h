@@ -39,4 +39,11 @@ class TensorToFrame {
   media::SwsPtr sws_;
 };
 
+// A frame with the format's size, pixel format and colour tags, buffers allocated (the matrix
+// is the effective one, so players convert back as framelift did). The caller fills it.
+media::FramePtr blank_output_frame(const media::VideoFormat& format);
+
+// Throws Error(Internal) unless image is [3, format.height, format.width]: a stage's bug.
+void check_output_shape(const at::Tensor& image, const media::VideoFormat& format);
+
 }  // namespace framelift::infer
