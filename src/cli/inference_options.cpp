@@ -15,6 +15,10 @@ void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
   cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
   cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
       ->group(g);
+  cmd->add_option("--color-conversion", a.color_conversion,
+                  "auto (on the GPU when the first/last AI stage runs there), swscale, or tensor (tensor ops, any device)")
+      ->capture_default_str()
+      ->group(g);
 }
 
 std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {

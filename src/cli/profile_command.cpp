@@ -229,6 +229,7 @@ int execute(ProfileArgs& a) {
   if (a.profile.stretches < 1) throw Error(ErrorKind::Usage, "--stretches must be at least 1");
   apply_encoder_options(a.encoder, o.encoder);
   o.stage_defaults = stage_defaults(a.inference);
+  o.color_conversion = pipeline::parse_color_conversion(a.inference.color_conversion);
   o.progress = pipeline::ProgressMode::None;
   const json input = media::probe(o.input, {.count_frames = true});
   if (input.value("video_stream", -1) < 0) throw Error(ErrorKind::Input, str(o.input, ": no video stream"));

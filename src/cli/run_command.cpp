@@ -73,6 +73,7 @@ int execute(RunArgs& a) {
   o.progress = pipeline::parse_progress_mode(a.progress);
   if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
   o.stage_defaults = stage_defaults(a.inference);
+  o.color_conversion = pipeline::parse_color_conversion(a.inference.color_conversion);
   // Still images and image sequences are written file by file: nothing to segment or resume.
   const bool images = !image_codec_for(o.output).empty() || o.output.filename().string().find('%') != std::string::npos;
   if ((a.job.no_job || images) && !pipeline::is_batch_input(o.input)) {

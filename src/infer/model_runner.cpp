@@ -48,8 +48,10 @@ at::Tensor ModelRunner::run(const at::Tensor& frames) {
   // An OOM halving is remembered, so the next frame does not fail the same way first.
   if (options_.tiles.tile <= 0) planned_[{h, w}] = last_tile_;
   else options_.tiles.tile = last_tile_ == 0 ? options_.tiles.tile : last_tile_;
+  // The result stays on the device (pipeline::Stage::device): the next GPU stage or the GPU colour
+  // conversion takes it from there.
   Section download("download");
-  return y.to(at::kCPU, at::kFloat);
+  return y.to(at::kFloat);
 }
 
 }  // namespace framelift::infer

@@ -71,6 +71,8 @@ void ImageModelStage::flush(const Emit& emit) {
   if (final_resize_) final_resize_->flush(emit);
 }
 
+c10::Device ImageModelStage::device() const { return runner_ ? runner_->options().target.device : c10::kCPU; }
+
 void ImageModelStage::run_pending(const Emit& emit) {
   if (pending_.empty()) return;
   std::vector<at::Tensor> images;

@@ -90,6 +90,7 @@ class InterpolateStage : public Stage {
   // then hold that pair too. With dedup, enough to see past a short run of repeats (a longer run
   // across a segment boundary can pick another anchor: see docs/jobs.md).
   int context_frames() const override { return dedup_ > 0 ? 8 : 2; }
+  c10::Device device() const override { return target_.device; }
 
   media::VideoFormat configure(const media::VideoFormat& in) override {
     in_tb_ = in.time_base;
@@ -200,8 +201,8 @@ class InterpolateStage : public Stage {
       if (ensemble_) out = (out + model_->interpolate(y, x, 1.0 - t, scale_)) * 0.5;
       if (profiling()) infer::synchronize_device(out.device());
     }
-    Section download("download");
-    return out.squeeze(0).to(at::kCPU, at::kFloat).clamp_(0, 1);
+    Section download("download");  // to float32, on the device (see Stage::device)
+    return out.squeeze(0).to(at::kFloat).clamp_(0, 1);
   }
 
   std::string model_name_;

@@ -66,7 +66,7 @@ at::Tensor ModelContract::image_from_module(const at::Tensor& output, int64_t he
                                       ", ", w, "] (", padded(width, multiple), "x", padded(height, multiple),
                                       " input, scale=", scale, ")"));
   }
-  at::Tensor y = output[0].narrow(1, 0, height * scale).narrow(2, 0, width * scale).to(at::kCPU, at::kFloat);
+  at::Tensor y = output[0].narrow(1, 0, height * scale).narrow(2, 0, width * scale).to(at::kFloat);
   if (range == ValueRange::ZeroTo255) y = y / 255.0;
   else if (range == ValueRange::MinusOneOne) y = (y + 1.0) * 0.5;
   if (order == ColorOrder::Bgr) y = y.flip({0});

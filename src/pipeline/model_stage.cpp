@@ -54,6 +54,7 @@ class ModelStage : public Stage {
   // The neighbours of a window: a job's segment gets them, so its first and last frames see the
   // same window as in one pass.
   int context_frames() const override { return contract_.window / 2; }
+  c10::Device device() const override { return target_.device; }
 
   media::VideoFormat configure(const media::VideoFormat& in) override {
     time_base_ = in.time_base;

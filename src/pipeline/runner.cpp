@@ -16,6 +16,7 @@ extern "C" {
 #include <vector>
 
 #include "infer/frame_tensor.h"
+#include "infer/yuv_tensor.h"
 #include "media/av_error.h"
 #include "media/demuxer.h"
 #include "media/filter_graph.h"
@@ -34,6 +35,13 @@ extern "C" {
 namespace fs = std::filesystem;
 
 namespace framelift::pipeline {
+
+ColorConversion parse_color_conversion(const std::string& text) {
+  if (text == "auto") return ColorConversion::Auto;
+  if (text == "swscale") return ColorConversion::Swscale;
+  if (text == "tensor") return ColorConversion::Tensor;
+  throw Error(ErrorKind::Usage, str("--color-conversion: expected auto, swscale or tensor, got '", text, "'"));
+}
 
 void check_output_path(const RunOptions& o) {
   if (o.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
@@ -323,9 +331,24 @@ RunReport run_pipeline(const RunOptions& o) {
   std::thread process_thread([&] {
     ProfileScope profiling(o.profiler);
     try {
+      // A first stage that filters the decoded frames (deinterlace, see Stage::decoded_frame_graph)
+      // gets them before the conversion; the second stage gets its output.
+      media::FilterGraph* frame_graph = stages.empty() ? nullptr : stages[0]->decoded_frame_graph();
+      const size_t first_tensor_stage = frame_graph ? 1 : 0;
+      const c10::Device input_device =
+          first_tensor_stage < stages.size() ? stages[first_tensor_stage]->device() : c10::Device(c10::kCPU);
+      auto tensor_ops_for = [&](const c10::Device& device, AVPixelFormat format, AVColorSpace matrix) {
+        if (o.color_conversion == ColorConversion::Swscale) return false;
+        if (o.color_conversion == ColorConversion::Auto && !device.is_cuda()) return false;
+        return infer::tensor_convertible(format, matrix);
+      };
       infer::FrameToTensor to_tensor;
+      infer::YuvToTensor yuv_to_tensor(input_device);
       std::optional<infer::TensorToFrame> to_frame;
+      std::optional<infer::TensorToYuv> tensor_to_yuv;
       if (!stages.empty()) to_frame.emplace(out_format);
+      if (!stages.empty() && infer::tensor_convertible(out_format.pix_fmt, media::effective_matrix(out_format)))
+        tensor_to_yuv.emplace(out_format);
       media::FrameConverter converter(out_format.pix_fmt);
       const AVFrame* current = nullptr;  // the decoded frame being processed, for its side data
 
@@ -340,7 +363,9 @@ RunReport run_pipeline(const RunOptions& o) {
         media::FramePtr out;
         {
           Section converting("convert", false, 0);
-          out = to_frame->convert(f.image);
+          const bool tensor_ops = tensor_to_yuv && tensor_ops_for(f.image.device(), out_format.pix_fmt,
+                                                                  media::effective_matrix(out_format));
+          out = tensor_ops ? tensor_to_yuv->convert(f.image) : to_frame->convert(f.image);
         }
         out->pts = f.pts;
         if (current) copy_hdr_frame_side_data(current, out.get());
@@ -348,17 +373,21 @@ RunReport run_pipeline(const RunOptions& o) {
         to_encode.push(std::move(out));
       };
       for (size_t i = stages.size(); i-- > 0;)
-        emit[i] = [&, i](Frame f) {
+        emit[i] = [&, i, on_cpu = stages[i]->device().is_cpu()](Frame f) {
           StageScope in_stage(int(i) + 1);
+          // A frame in device memory goes back to the host only for a stage that computes there.
+          if (on_cpu && !f.image.is_cpu()) {
+            Section download("download");
+            f.image = f.image.to(at::kCPU);
+          }
           stages[i]->push(std::move(f), emit[i + 1]);
         };
       auto tensor_of = [&](const AVFrame* frame) {
         Section converting("convert", false, 0);
-        return to_tensor.convert(frame);
+        const AVColorSpace matrix = media::effective_matrix(media::VideoFormat::of_frame(frame, {1, 1}, {0, 1}));
+        return tensor_ops_for(input_device, AVPixelFormat(frame->format), matrix) ? yuv_to_tensor.convert(frame)
+                                                                                   : to_tensor.convert(frame);
       };
-      // A first stage that filters the decoded frames (deinterlace, see Stage::decoded_frame_graph)
-      // gets them before the conversion; the second stage gets its output.
-      media::FilterGraph* frame_graph = stages.empty() ? nullptr : stages[0]->decoded_frame_graph();
       auto from_frame_graph = [&](media::FramePtr g) {
         current = g.get();
         emit[1](Frame{tensor_of(current), g->pts});

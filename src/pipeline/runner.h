@@ -41,6 +41,15 @@ struct SampleStretch {
   int64_t seek = 0, from = 0, to = 0;
 };
 
+// Where YUV<->RGB happens. Auto: with tensor ops on the device of the stage at that end of the
+// chain when it is a GPU (infer/yuv_tensor.h; only the 8- or 10-bit planes cross the bus), else
+// with swscale. Tensor: the tensor ops wherever the stage is, the CPU included (how that path is
+// tested without a GPU). Swscale: never the tensor ops. Formats the tensor ops do not take
+// (RGB, alpha, YCgCo...) always go through swscale.
+enum class ColorConversion { Auto, Swscale, Tensor };
+// "auto", "swscale", "tensor"; throws Error(Usage) naming --color-conversion otherwise.
+ColorConversion parse_color_conversion(const std::string& text);
+
 struct RunOptions {
   std::string input;                 // file or URL
   std::filesystem::path output;
@@ -64,6 +73,7 @@ struct RunOptions {
   // When set, every thread of the run charges its time to sections of it (util/profiler.h):
   // "decode", "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
   Profiler* profiler = nullptr;
+  ColorConversion color_conversion = ColorConversion::Auto;
 };
 
 struct RunReport {

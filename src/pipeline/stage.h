@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include <c10/core/Device.h>
+
 #include "media/video_format.h"
 #include "pipeline/frame.h"
 
@@ -37,6 +39,11 @@ class Stage {
   // the runner sends the decoded frames through that graph instead of calling its push() and
   // flush(), and converts what comes out for the next stage. Anywhere else it is not used.
   virtual media::FilterGraph* decoded_frame_graph() { return nullptr; }
+  // Where the stage computes, known after configure(). A stage on a GPU gets and emits frames in
+  // device memory: the runner converts decoded frames there (infer/yuv_tensor.h) and moves a
+  // frame back to host memory only for a stage on the CPU or for encoding, so a chain of GPU
+  // stages does not round-trip each frame through the host.
+  virtual c10::Device device() const { return c10::kCPU; }
 };
 
 }  // namespace framelift::pipeline
