@@ -12,8 +12,11 @@
 #include <set>
 
 #if defined(FRAMELIFT_WITH_CUDA)
+#include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -92,12 +95,43 @@ void prepare_device(const ExecutionTarget& target) {
   });
 }
 
+#if defined(FRAMELIFT_WITH_CUDA)
+namespace {
+
+// A host-to-device copy queued on the compute stream would wait behind the previous frame's
+// kernels; on a stream of its own it runs beside them, and only the compute stream waits for it
+// (an event, not the host).
+at::Tensor upload_beside_compute(const at::Tensor& pinned, const ExecutionTarget& target) {
+  const c10::DeviceIndex index = target.device.has_index() ? target.device.index() : c10::cuda::current_device();
+  c10::cuda::CUDAStream compute = c10::cuda::getCurrentCUDAStream(index);
+  c10::cuda::CUDAStream copy = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, index);
+  at::Tensor out;
+  {
+    c10::cuda::CUDAStreamGuard on_copy(copy);
+    out = pinned.to(target.device, target.dtype, /*non_blocking=*/true);
+  }
+  at::cuda::CUDAEvent copied;
+  copied.record(copy);
+  copied.block(compute);
+  // Allocated on the copy stream, used on the compute stream: the caching allocator must not hand
+  // the block out again before the compute stream is done with it.
+  c10::cuda::CUDACachingAllocator::recordStream(out.storage().data_ptr(), compute);
+  return out;
+}
+
+}  // namespace
+#endif
+
 at::Tensor to_target(const at::Tensor& frame, const ExecutionTarget& target) {
   if (!target.is_cuda()) return frame.to(target.device, target.dtype);
   if (frame.is_cuda()) return frame.to(target.device, target.dtype, /*non_blocking=*/true);
   // Pinned (page-locked) memory is what lets the copy run asynchronously with the host.
   at::Tensor pinned = frame.is_pinned() ? frame : frame.pin_memory();
+#if defined(FRAMELIFT_WITH_CUDA)
+  return upload_beside_compute(pinned, target);
+#else
   return pinned.to(target.device, target.dtype, /*non_blocking=*/true);
+#endif
 }
 
 void synchronize_device(const c10::Device& device) {
