@@ -12,6 +12,9 @@ void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
   cmd->add_option("--threads", a.threads, "CPU threads (default: the CPUs this process may use)")->group(g);
   cmd->add_option("--tile", a.tile, "Tile size in input pixels (0: from the memory available)")->capture_default_str()->group(g);
   cmd->add_option("--tile-overlap", a.tile_overlap, "Context pixels around each tile (default: the model's)")->group(g);
+  cmd->add_option("--tile-batch", a.tile_batch, "Tiles of one frame per forward pass (GPUs: fewer, fuller calls)")
+      ->capture_default_str()
+      ->group(g);
   cmd->add_option("--batch", a.batch, "Frames per forward pass")->capture_default_str()->group(g);
   cmd->add_option("--max-memory", a.max_memory, "Memory budget for inference, e.g. 4G (CPU: host memory; CUDA: device memory)")
       ->group(g);
@@ -27,6 +30,8 @@ std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
   if (!a.precision.empty()) d["precision"] = a.precision;
   if (a.threads > 0) d["threads"] = str(a.threads);
   if (a.tile_overlap >= 0) d["tile_overlap"] = str(a.tile_overlap);
+  // Only when asked for: a job's saved defaults (its fingerprint) stay those of older versions.
+  if (a.tile_batch != 1) d["tile_batch"] = str(a.tile_batch);
   if (!a.max_memory.empty()) d["max_memory"] = a.max_memory;
   return d;
 }

@@ -13,7 +13,7 @@ namespace framelift::cli {
 
 struct InferenceArgs {
   std::string device = "auto", precision, max_memory, color_conversion = "auto";
-  int threads = 0, tile = 0, tile_overlap = -1, batch = 1;
+  int threads = 0, tile = 0, tile_overlap = -1, batch = 1, tile_batch = 1;
 };
 
 struct EncoderArgs {
@@ -21,7 +21,7 @@ struct EncoderArgs {
   std::vector<std::string> options;  // -e KEY=VALUE
 };
 
-// --device, --precision, --threads, --tile, --tile-overlap, --batch, --max-memory,
+// --device, --precision, --threads, --tile, --tile-overlap, --tile-batch, --batch, --max-memory,
 // --color-conversion (read with pipeline::parse_color_conversion).
 void add_inference_options(CLI::App* cmd, InferenceArgs& a);
 // The defaults every stage reads (pipeline::RunOptions::stage_defaults). Throws Error(Usage).

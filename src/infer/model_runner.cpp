@@ -24,8 +24,9 @@ int ModelRunner::tile_for(int64_t height, int64_t width) {
     profiled_ = true;
   }
   const int64_t available = memory_for_inference(options_.target);
+  // Memory for tile_batch tiles per call (whole frames are then planned as conservatively).
   int tile = plan_tile(profile_, available, height, width, options_.tiles.overlap, model_->info().size_multiple,
-                       options_.batch);
+                       options_.batch * options_.tiles.batch);
   log::info("memory: ", model_->info().arch, " needs ~", profile_.bytes(height * width, options_.batch) >> 20,
             " MiB for whole ", width, "x", height, " frames (batch ", options_.batch, "), ", available >> 20,
             " MiB available -> ", tile == 0 ? std::string("whole frames") : framelift::str(tile, " px tiles"));

@@ -3,7 +3,10 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <string>
+#include <vector>
 
 #include "infer/device.h"
 #include "infer/memory_budget.h"
@@ -35,23 +38,52 @@ at::Tensor run_whole(models::ImageModel& model, const at::Tensor& x) {
   return y.narrow(2, 0, x.size(2) * s).narrow(3, 0, x.size(3) * s);
 }
 
-at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, int overlap) {
-  const int64_t h = x.size(2), w = x.size(3);
-  const int s = model.info().scale;
-  at::Tensor out;
+// One tile: the rectangle whose output is kept, and its window (the rectangle plus real context).
+struct Tile {
+  int64_t y0, y1, x0, x1;      // kept
+  int64_t cy0, cy1, cx0, cx1;  // fed to the model
+  std::pair<int64_t, int64_t> window_size() const { return {cy1 - cy0, cx1 - cx0}; }
+};
+
+std::vector<Tile> tiles_of(int64_t h, int64_t w, int tile, int overlap) {
+  std::vector<Tile> tiles;
   for (int64_t y0 = 0; y0 < h; y0 += tile) {
     for (int64_t x0 = 0; x0 < w; x0 += tile) {
+      const int64_t y1 = std::min(h, y0 + tile), x1 = std::min(w, x0 + tile);
+      // Real context from the frame where it exists; run_whole pads only at the frame's edges.
+      tiles.push_back({y0, y1, x0, x1, std::max<int64_t>(0, y0 - overlap), std::min(h, y1 + overlap),
+                       std::max<int64_t>(0, x0 - overlap), std::min(w, x1 + overlap)});
+    }
+  }
+  return tiles;
+}
+
+at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, int overlap, int batch) {
+  const int64_t h = x.size(2), w = x.size(3), n = x.size(0);
+  const int s = model.info().scale;
+  // Only windows of one size stack into a batch: group them (all interior tiles, usually).
+  std::map<std::pair<int64_t, int64_t>, std::vector<Tile>> by_size;
+  for (const Tile& t : tiles_of(h, w, tile, overlap)) by_size[t.window_size()].push_back(t);
+  at::Tensor out;
+  for (const auto& [size, group] : by_size) {
+    for (size_t first = 0; first < group.size(); first += size_t(batch)) {
       // A 4K frame on a CPU takes minutes; a stop must not wait for all its tiles.
       throw_if_stop_requested();
-      const int64_t y1 = std::min(h, y0 + tile), x1 = std::min(w, x0 + tile);
-      // Real context from the frame where it exists...
-      const int64_t cy0 = std::max<int64_t>(0, y0 - overlap), cy1 = std::min(h, y1 + overlap);
-      const int64_t cx0 = std::max<int64_t>(0, x0 - overlap), cx1 = std::min(w, x1 + overlap);
-      at::Tensor window = x.narrow(2, cy0, cy1 - cy0).narrow(3, cx0, cx1 - cx0);
-      at::Tensor y = run_whole(model, window);
-      if (!out.defined()) out = at::empty({x.size(0), y.size(1), h * s, w * s}, y.options());
-      at::Tensor core = y.narrow(2, (y0 - cy0) * s, (y1 - y0) * s).narrow(3, (x0 - cx0) * s, (x1 - x0) * s);
-      out.narrow(2, y0 * s, (y1 - y0) * s).narrow(3, x0 * s, (x1 - x0) * s).copy_(core);
+      const size_t end = std::min(group.size(), first + size_t(batch));
+      std::vector<at::Tensor> windows;
+      for (size_t i = first; i < end; ++i) {
+        const Tile& t = group[i];
+        windows.push_back(x.narrow(2, t.cy0, t.cy1 - t.cy0).narrow(3, t.cx0, t.cx1 - t.cx0));
+      }
+      at::Tensor y = run_whole(model, windows.size() == 1 ? windows[0] : at::cat(windows, 0));
+      if (!out.defined()) out = at::empty({n, y.size(1), h * s, w * s}, y.options());
+      for (size_t i = first; i < end; ++i) {
+        const Tile& t = group[i];
+        at::Tensor core = y.narrow(0, int64_t(i - first) * n, n)
+                              .narrow(2, (t.y0 - t.cy0) * s, (t.y1 - t.y0) * s)
+                              .narrow(3, (t.x0 - t.cx0) * s, (t.x1 - t.x0) * s);
+        out.narrow(2, t.y0 * s, (t.y1 - t.y0) * s).narrow(3, t.x0 * s, (t.x1 - t.x0) * s).copy_(core);
+      }
     }
   }
   return out;
@@ -82,13 +114,20 @@ at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& images, Ti
   const int64_t side = std::max(x.size(2), x.size(3));
   // A tile at least as large as the frame is the whole frame, without the tiling's overlap cost.
   int tile = options.tile <= 0 || options.tile >= side ? 0 : options.tile;
+  int batch = std::max(1, options.batch);
   for (;;) {
     try {
-      at::Tensor y = tile == 0 ? run_whole(model, x) : run_tiles(model, x, tile, overlap);
+      at::Tensor y = tile == 0 ? run_whole(model, x) : run_tiles(model, x, tile, overlap, batch);
       if (used_tile) *used_tile = tile;
       return images.dim() == 3 ? y.squeeze(0) : y;
     } catch (const std::exception& e) {
       if (!is_out_of_memory(e)) throw;
+      if (tile != 0 && batch > 1) {
+        release_cached_device_memory();
+        batch /= 2;
+        log::warn("out of memory; retrying the frame with ", batch, " tile(s) per call");
+        continue;
+      }
       const int current = tile == 0 ? static_cast<int>(side) : tile;
       if (current / 2 < kMinTile)
       {

@@ -8,7 +8,8 @@
 // one on real footage.
 //
 // Out of memory (a CUDA OOM, the CPU allocator failing, or the --max-memory budget refusing an
-// allocation): the tile is halved and the frame retried, down to 64 pixels, before giving up.
+// allocation): the tile batch, then the tile is halved and the frame retried, down to 64 pixels,
+// before giving up.
 #include <ATen/core/Tensor.h>
 
 #include "models/image_model.h"
@@ -21,6 +22,10 @@ constexpr int kMinTile = 64;
 struct TileOptions {
   int tile = 0;      // input pixels per tile side; 0: the whole frame in one piece
   int overlap = -1;  // context pixels on each side; -1: the model's info().tile_overlap
+  // Tiles per forward call. Tiles whose windows have the same size (all but the frame's last row
+  // and column, usually) are stacked along the batch dimension: on a GPU one call over k small
+  // tiles keeps more of it busy than k calls. An OOM halves this before it halves the tile.
+  int batch = 1;
 };
 
 // images: [3, H, W] or a batch [N, 3, H, W], on the model's device. Returns the same rank with

@@ -20,6 +20,8 @@ infer::RunnerOptions runner_options(const std::string& stage, const StageOptions
   r.tiles.tile = o.get_int("tile", 0);
   r.tiles.overlap = o.get_int("tile_overlap", -1);
   r.batch = o.get_int("batch", 1);
+  r.tiles.batch = o.get_int("tile_batch", 1);
+  if (r.tiles.batch < 1) throw Error(ErrorKind::Usage, str("stage ", stage, ": tile_batch must be at least 1"));
   if (r.tiles.tile < 0) throw Error(ErrorKind::Usage, str("stage ", stage, ": tile must be 0 (automatic) or a size in pixels"));
   if (r.batch < 1) throw Error(ErrorKind::Usage, str("stage ", stage, ": batch must be at least 1"));
   return r;

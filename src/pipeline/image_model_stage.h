@@ -15,8 +15,8 @@
 namespace framelift::pipeline {
 
 // The options every model-backed stage reads (the CLI's --device, --tile, ... defaults included).
-inline const std::vector<std::string> kModelRunOptions = {"tile",      "tile_overlap", "threads",   "device",
-                                                           "precision", "batch",        "max_memory"};
+inline const std::vector<std::string> kModelRunOptions = {"tile",  "tile_overlap", "tile_batch", "threads",
+                                                           "device", "precision",    "batch",      "max_memory"};
 
 class ImageModelStage : public Stage {
  public:

@@ -1,5 +1,5 @@
 // The inference flags of `run`/`upscale` end to end: --device, --precision, --max-memory (forced
-// OOM recovery), --batch, --threads; and color order, range and 10-bit depth through a real model.
+// OOM recovery), --batch, --tile-batch, --threads; and color order, range and 10-bit depth through a real model.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,6 +10,7 @@
 
 #include "cli/cli_runner.h"
 #include "support/media_check.h"
+#include "util/str.h"
 
 namespace framelift::test {
 namespace {
@@ -93,6 +94,22 @@ TEST(InferenceOptions, BatchAndThreadsDoNotChangeTheResult) {
   EXPECT_EQ(count_frames(batched), 5);
   EXPECT_EQ(framemd5(one, "0:v", false).size(), 5u);
   EXPECT_GE(video_psnr(one, batched), 60.0);
+}
+
+TEST(InferenceOptions, TileBatchDoesNotChangeTheResult) {
+  if (!have_models()) GTEST_SKIP() << "models not installed (scripts/setup.sh)";
+  auto in = media("real_megamind.mkv");
+  auto dir = temp_dir("tile_batch");
+  auto one = dir / "one.mkv", batched = dir / "batched.mkv";
+  const std::string args = " --frames 2 -c ffv1 --progress none --tile 48 --pipeline upscale:model=realesr-animevideov3-x2";
+  ASSERT_EQ(framelift(str("run -i ", shell_quote(in), " -o ", shell_quote(one), args)).exit_code, 0);
+  auto r = framelift(str("run -i ", shell_quote(in), " -o ", shell_quote(batched), args, " --tile-batch 4"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_frames(batched), 2);
+  EXPECT_GE(video_psnr(one, batched), 60.0);
+  auto bad = framelift(str("run -i ", shell_quote(in), " -o ", shell_quote(dir / "bad.mkv"), args, " --tile-batch 0"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("tile_batch must be at least 1"), std::string::npos) << bad.output;
 }
 
 TEST(InferenceOptions, ColorPatchesKeepOrderRangeAndTenBitDepthThroughTheModel) {
