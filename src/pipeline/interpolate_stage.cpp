@@ -23,6 +23,7 @@ extern "C" {
 #include "infer/device.h"
 #include "infer/threads.h"
 #include "models/frame_interpolator.h"
+#include "models/graphed_interpolator.h"
 #include "pipeline/scene_change.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
@@ -70,7 +71,8 @@ class InterpolateStage : public Stage {
         dedup_(o.get_double("dedup", 0)),
         scale_(o.get_double("scale", 1.0)),
         ensemble_(o.get_int("ensemble", 0) != 0) {
-    o.expect_only({"model", "factor", "fps", "scene", "dedup", "scale", "ensemble", "device", "precision", "threads"});
+    o.expect_only({"model", "factor", "fps", "scene", "dedup", "scale", "ensemble", "device", "precision", "threads",
+                   "cuda_graphs"});
     if (o.has("fps")) fps_ = parse_rate(o.get("fps", ""));
     if (factor_ > 0 && fps_.num > 0)
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
@@ -82,6 +84,7 @@ class InterpolateStage : public Stage {
     infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);
     model_->to(target_.device, target_.dtype);
+    if (o.get_int("cuda_graphs", 0) != 0) model_ = models::wrap_in_cuda_graphs(std::move(model_), target_.device);
   }
 
   std::string name() const override { return "interpolate"; }
@@ -224,7 +227,8 @@ class InterpolateStage : public Stage {
 FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE to a higher or any frame rate",
                          "model=NAME|FILE (default rife-v4.6), factor=N (default 2) or fps=F (60, 59.94, 60000/1001), "
                          "scene=T (cut threshold, default 0.12; 0 off), dedup=T (skip repeats below T; default 0 off), "
-                         "scale=F (flow scale, 0.5 for 4K; native weights), ensemble=0|1, device=, precision=, threads=",
+                         "scale=F (flow scale, 0.5 for 4K; native weights), ensemble=0|1, cuda_graphs=0|1 (CUDA: replay recorded "
+                         "kernel launches; unmeasured), device=, precision=, threads=",
                          [](const StageOptions& o) { return std::make_unique<InterpolateStage>(o); });
 
 }  // namespace framelift::pipeline
