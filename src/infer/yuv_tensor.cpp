@@ -85,16 +85,22 @@ ChromaSize chroma_size(const AVPixFmtDescriptor* d, int64_t height, int64_t widt
   return {-((-height) >> d->log2_chroma_h), -((-width) >> d->log2_chroma_w)};
 }
 
+AVColorSpace matrix_of(const AVFrame* f) {
+  return media::effective_matrix(media::VideoFormat::of_frame(f, {1, 1}, {0, 1}));
+}
+
 }  // namespace
 
 bool tensor_convertible(AVPixelFormat format, AVColorSpace matrix) {
   return yuv_descriptor(format) != nullptr && weights_of(matrix).has_value();
 }
 
+bool tensor_convertible(const AVFrame* frame) { return tensor_convertible(AVPixelFormat(frame->format), matrix_of(frame)); }
+
 at::Tensor YuvToTensor::convert(const AVFrame* f) {
   const auto format = AVPixelFormat(f->format);
   const AVPixFmtDescriptor* d = yuv_descriptor(format);
-  const AVColorSpace matrix = media::effective_matrix(media::VideoFormat::of_frame(f, {1, 1}, {0, 1}));
+  const AVColorSpace matrix = matrix_of(f);
   const std::optional<Weights> w = weights_of(matrix);
   if (!d || !w)
     throw Error(ErrorKind::Internal, str("tensor colour conversion: unsupported ", av_get_pix_fmt_name(format),

@@ -23,6 +23,8 @@ namespace framelift::infer {
 // sample, little-endian, planar or semi-planar (NV12, P010) or packed (YUYV), and a matrix with
 // constant luminance coefficients (BT.601, BT.709, BT.2020 non-constant, SMPTE 240M, FCC).
 bool tensor_convertible(AVPixelFormat format, AVColorSpace matrix);
+// The same for a decoded frame, with its effective matrix (media::effective_matrix).
+bool tensor_convertible(const AVFrame* frame);
 
 class YuvToTensor {
  public:

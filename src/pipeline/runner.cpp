@@ -337,10 +337,10 @@ RunReport run_pipeline(const RunOptions& o) {
       const size_t first_tensor_stage = frame_graph ? 1 : 0;
       const c10::Device input_device =
           first_tensor_stage < stages.size() ? stages[first_tensor_stage]->device() : c10::Device(c10::kCPU);
-      auto tensor_ops_for = [&](const c10::Device& device, AVPixelFormat format, AVColorSpace matrix) {
-        if (o.color_conversion == ColorConversion::Swscale) return false;
-        if (o.color_conversion == ColorConversion::Auto && !device.is_cuda()) return false;
-        return infer::tensor_convertible(format, matrix);
+      // Whether frames on `device` convert with the tensor ops (when their format allows).
+      auto tensor_ops_on = [&](const c10::Device& device) {
+        return o.color_conversion == ColorConversion::Tensor ||
+               (o.color_conversion == ColorConversion::Auto && device.is_cuda());
       };
       infer::FrameToTensor to_tensor;
       infer::YuvToTensor yuv_to_tensor(input_device);
@@ -363,9 +363,8 @@ RunReport run_pipeline(const RunOptions& o) {
         media::FramePtr out;
         {
           Section converting("convert", false, 0);
-          const bool tensor_ops = tensor_to_yuv && tensor_ops_for(f.image.device(), out_format.pix_fmt,
-                                                                  media::effective_matrix(out_format));
-          out = tensor_ops ? tensor_to_yuv->convert(f.image) : to_frame->convert(f.image);
+          out = tensor_to_yuv && tensor_ops_on(f.image.device()) ? tensor_to_yuv->convert(f.image)
+                                                                 : to_frame->convert(f.image);
         }
         out->pts = f.pts;
         if (current) copy_hdr_frame_side_data(current, out.get());
@@ -384,9 +383,8 @@ RunReport run_pipeline(const RunOptions& o) {
         };
       auto tensor_of = [&](const AVFrame* frame) {
         Section converting("convert", false, 0);
-        const AVColorSpace matrix = media::effective_matrix(media::VideoFormat::of_frame(frame, {1, 1}, {0, 1}));
-        return tensor_ops_for(input_device, AVPixelFormat(frame->format), matrix) ? yuv_to_tensor.convert(frame)
-                                                                                   : to_tensor.convert(frame);
+        return tensor_ops_on(input_device) && infer::tensor_convertible(frame) ? yuv_to_tensor.convert(frame)
+                                                                               : to_tensor.convert(frame);
       };
       auto from_frame_graph = [&](media::FramePtr g) {
         current = g.get();
