@@ -47,6 +47,9 @@ Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool globa
   ctx_->colorspace = format.matrix;
   ctx_->color_range = format.range;
   ctx_->chroma_sample_location = format.chroma_location;
+  // Written to the stream (and the container's field order): progressive after deinterlacing,
+  // the source's otherwise, so players and later tools do not treat the result as interlaced again.
+  ctx_->field_order = format.field_order;
   ctx_->thread_count = s.threads;
   if (global_header) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 

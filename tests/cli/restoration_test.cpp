@@ -100,6 +100,29 @@ TEST(Deinterlace, FrameModeBeatsTheWeaveAndKeepsTheRate) {
   EXPECT_GT(psnr, woven + 3.0);
 }
 
+// The output says what it is: progressive after deinterlacing (both modes, whole runs and jobs
+// of segments), so players and later tools do not deinterlace it again; the source's field order
+// when no stage deinterlaces.
+TEST(Deinterlace, OutputFieldOrderIsProgressiveAfterDeinterlacingAndTheSourcesOtherwise) {
+  auto dir = temp_dir("deint-field-order");
+  auto clip = woven_clip(dir);
+  ASSERT_EQ(ffprobe(clip.woven)["streams"][0].value("field_order", ""), "tt");
+  struct Case {
+    std::string name, pipeline, extra, field_order;
+  };
+  for (const Case& c : {Case{"frame", "deinterlace", "--no-job", "progressive"},
+                        Case{"field", "deinterlace:mode=field", "--no-job", "progressive"},
+                        Case{"field-job", "deinterlace:mode=field", "--segment-frames 4", "progressive"},
+                        Case{"upscaled", "deinterlace,resize:scale=2", "--segment-frames 4", "progressive"},
+                        Case{"kept", "filter:graph=null", "--no-job", "tt"},
+                        Case{"kept-job", "filter:graph=null", "--segment-frames 4", "tt"}}) {
+    auto out = dir / (c.name + ".mkv");
+    auto r = run(clip.woven, out, c.pipeline, c.extra);
+    ASSERT_EQ(r.exit_code, 0) << c.name << ": " << r.output;
+    EXPECT_EQ(ffprobe(out)["streams"][0].value("field_order", "(none)"), c.field_order) << c.name;
+  }
+}
+
 TEST(Deinterlace, ProgressiveInputPassesUnchangedUnderAuto) {
   auto dir = temp_dir("deint-progressive");
   auto in = media("real_megamind.mkv");
