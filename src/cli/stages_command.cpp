@@ -10,7 +10,8 @@ void add_stages_command(CLI::App& app, Command& selected) {
   cmd->callback([&selected] {
     selected = [] {
       for (const auto& s : pipeline::registered_stages())
-        std::printf("%-12s %s\n%-12s options: %s\n", s.name.c_str(), s.summary.c_str(), "", s.options.c_str());
+        std::printf("%-12s %s\n%-12s options: %s\n", s.name.c_str(), s.summary.c_str(), "",
+                    pipeline::describe_options(s.options).c_str());
       return 0;
     };
   });

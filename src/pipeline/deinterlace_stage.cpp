@@ -33,7 +33,6 @@ class DeinterlaceStage : public GraphStage {
  public:
   explicit DeinterlaceStage(const StageOptions& o)
       : mode_(o.get("mode", "frame")), parity_(o.get("parity", "auto")), filter_(o.get("filter", "bwdif")) {
-    o.expect_only({"mode", "parity", "filter"});
     if (mode_ != "frame" && mode_ != "field")
       throw Error(ErrorKind::Usage, str("stage deinterlace: mode=", mode_, " (frame, field)"));
     if (parity_ != "auto" && parity_ != "tff" && parity_ != "bff")
@@ -77,9 +76,11 @@ class DeinterlaceStage : public GraphStage {
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(deinterlace, "Field-aware deinterlacing (bwdif or yadif); progressive input passes unchanged",
-                         "mode=frame|field (field: one frame per field, double rate; default frame), "
-                         "parity=auto|tff|bff (auto: from the stream, progressive or untagged input is left "
-                         "alone; default auto), filter=bwdif|yadif (default bwdif)",
+                         (OptionSchema{choice_option("mode", "frame", {"frame", "field"},
+                                                     "field: one frame per field, double rate"),
+                                       choice_option("parity", "auto", {"auto", "tff", "bff"},
+                                                     "auto: from the stream; progressive or untagged input is left alone"),
+                                       choice_option("filter", "bwdif", {"bwdif", "yadif"}, "")}),
                          [](const StageOptions& o) { return std::make_unique<DeinterlaceStage>(o); });
 
 }  // namespace framelift::pipeline

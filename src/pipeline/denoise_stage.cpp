@@ -58,9 +58,6 @@ class ClassicalDenoise : public GraphStage {
 };
 
 std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
-  std::vector<std::string> known = {"method", "level", "strength", "arch", "scale"};
-  known.insert(known.end(), kModelRunOptions.begin(), kModelRunOptions.end());
-  o.expect_only(known);
   const std::string method = o.get("method", "waifu2x");
   if (method == "hqdn3d" || method == "nlmeans") {
     const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
@@ -84,12 +81,18 @@ std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
                                            models::open_blended_model(a, b, strength - lo), o, scale);
 }
 
+OptionSchema denoise_options() {
+  return combine({choice_option("method", "waifu2x", {"waifu2x", "realcugan", "hqdn3d", "nlmeans"}, ""),
+                  integer_option("level", "2", 0, 3, ""),
+                  number_option("strength", "", 0, 3, "between levels: blended weights"),
+                  choice_option("arch", "", {"cunet", "upconv7"}, "waifu2x; default cunet"),
+                  number_option("scale", "1", 1, 4, "")},
+                 model_run_options());
+}
+
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(denoise, "AI denoising and artifact removal (waifu2x, Real-CUGAN), optionally with upscaling",
-                         "method=waifu2x|realcugan|hqdn3d|nlmeans (default waifu2x), level=0..3 (default 2), strength=F (0..3, "
-                         "between levels: blended weights), arch=cunet|upconv7 (waifu2x), scale=1|2|3|4 (default 1), "
-                         "device=, precision=, tile=, batch=, threads=, max_memory=",
-                         make_denoise_stage);
+                         denoise_options(), make_denoise_stage);
 
 }  // namespace framelift::pipeline

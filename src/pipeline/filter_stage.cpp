@@ -14,7 +14,6 @@ namespace {
 class FilterStage : public GraphStage {
  public:
   explicit FilterStage(const StageOptions& o) : graph_(o.get("graph", "")), context_(o.get_int("context", 0)) {
-    o.expect_only({"graph", "context"});
     if (graph_.empty())
       throw Error(ErrorKind::Usage, "stage filter: give graph=FILTERS, e.g. filter:graph='crop=iw-8:ih-8,unsharp'");
     if (context_ < 0) throw Error(ErrorKind::Usage, "stage filter: context must be >= 0");
@@ -36,9 +35,10 @@ class FilterStage : public GraphStage {
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(filter, "Any libavfilter graph (crop, color, sharpen, scale, denoise, ...)",
-                         "graph=FILTERS (required; quote commas and colons: graph='crop=iw-8:ih-8,unsharp' or "
-                         "graph=[...]), context=N (neighbour frames a temporal graph needs at job segment "
-                         "boundaries; default 0)",
+                         (OptionSchema{text_option("graph", "", "required; quote commas and colons: "
+                                                                "graph='crop=iw-8:ih-8,unsharp' or graph=[...]"),
+                                       integer_option("context", "0", 0, 64,
+                                                      "neighbour frames a temporal graph needs at job segment boundaries")}),
                          [](const StageOptions& o) { return std::make_unique<FilterStage>(o); });
 
 }  // namespace framelift::pipeline

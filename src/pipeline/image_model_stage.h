@@ -9,14 +9,12 @@
 
 #include "infer/model_runner.h"
 #include "models/image_model.h"
+#include "pipeline/model_run_options.h"
 #include "pipeline/stage.h"
 #include "pipeline/stage_spec.h"
 
 namespace framelift::pipeline {
 
-// The options every model-backed stage reads (the CLI's --device, --tile, ... defaults included).
-inline const std::vector<std::string> kModelRunOptions = {"tile",  "tile_overlap", "tile_batch", "threads",
-                                                           "device", "precision",    "batch",      "max_memory"};
 
 class ImageModelStage : public Stage {
  public:

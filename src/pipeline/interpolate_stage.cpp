@@ -25,6 +25,7 @@ extern "C" {
 #include "models/frame_interpolator.h"
 #include "models/graphed_interpolator.h"
 #include "pipeline/scene_change.h"
+#include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -71,8 +72,6 @@ class InterpolateStage : public Stage {
         dedup_(o.get_double("dedup", 0)),
         scale_(o.get_double("scale", 1.0)),
         ensemble_(o.get_int("ensemble", 0) != 0) {
-    o.expect_only({"model", "factor", "fps", "scene", "dedup", "scale", "ensemble", "device", "precision", "threads",
-                   "cuda_graphs"});
     if (o.has("fps")) fps_ = parse_rate(o.get("fps", ""));
     if (factor_ > 0 && fps_.num > 0)
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
@@ -222,13 +221,24 @@ class InterpolateStage : public Stage {
   int64_t cuts_ = 0, duplicates_ = 0;
 };
 
+OptionSchema interpolate_options() {
+  OptionSchema run = model_run_options();
+  std::erase_if(run, [](const OptionSpec& s) { return s.name != "device" && s.name != "precision" && s.name != "threads"; });
+  return combine({text_option("model", "rife-v4.6", "a catalog name or a file"),
+                  integer_option("factor", "2", 1, 16, "frames out per frame in; or fps="),
+                  rate_option("fps", 1000, "output rate, e.g. 60, 59.94, 60000/1001"),
+                  number_option("scene", "0.12", 0, 1, "cut threshold; 0 off"),
+                  number_option("dedup", "0", 0, 1, "skip repeats below this difference; 0 off"),
+                  number_option("scale", "1", 0, 4, "flow scale, 0.5 for 4K; native weights", /*min_exclusive=*/true),
+                  flag_option("ensemble", "0", ""),
+                  flag_option("cuda_graphs", "0", "CUDA: replay recorded kernel launches; unmeasured")},
+                 run);
+}
+
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE to a higher or any frame rate",
-                         "model=NAME|FILE (default rife-v4.6), factor=N (default 2) or fps=F (60, 59.94, 60000/1001), "
-                         "scene=T (cut threshold, default 0.12; 0 off), dedup=T (skip repeats below T; default 0 off), "
-                         "scale=F (flow scale, 0.5 for 4K; native weights), ensemble=0|1, cuda_graphs=0|1 (CUDA: replay recorded "
-                         "kernel launches; unmeasured), device=, precision=, threads=",
+                         interpolate_options(),
                          [](const StageOptions& o) { return std::make_unique<InterpolateStage>(o); });
 
 }  // namespace framelift::pipeline

@@ -14,6 +14,7 @@
 #include "models/torchscript_module.h"
 #include "pipeline/frame_mask.h"
 #include "pipeline/model_contract.h"
+#include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/temporal_window.h"
 #include "util/error.h"
@@ -27,8 +28,6 @@ class ModelStage : public Stage {
  public:
   explicit ModelStage(const StageOptions& o)
       : file_(o.get("file", "")), contract_(ModelContract::from_options(o)), window_(contract_.window) {
-    o.expect_only({"file", "window", "scale", "range", "order", "layout", "multiple", "mask", "box", "device",
-                   "precision", "threads", "tile"});
     if (file_.empty()) throw Error(ErrorKind::Usage, "stage model: file=PATH.pt (a TorchScript module) is required");
     if (o.get_int("tile", 0) != 0)
       throw Error(ErrorKind::Usage, "stage model: tile is not supported (user modules run on whole frames); use tile=0");
@@ -102,14 +101,27 @@ class ModelStage : public Stage {
   int64_t start_pts_ = AV_NOPTS_VALUE;
 };
 
+OptionSchema model_stage_options() {
+  OptionSchema run = model_run_options();
+  std::erase_if(run, [](const OptionSpec& s) {
+    return s.name != "device" && s.name != "precision" && s.name != "threads" && s.name != "tile";
+  });
+  return combine({text_option("file", "", "PATH.pt, required; see docs/custom-models.md"),
+                  integer_option("window", "1", 1, 31, "odd; frames centred on the output"),
+                  integer_option("scale", "1", 1, 16, ""),
+                  choice_option("range", "0-1", {"0-1", "0-255", "-1-1"}, ""),
+                  choice_option("order", "rgb", {"rgb", "bgr"}, ""),
+                  choice_option("layout", "channels", {"channels", "frames"}, "[1,3N,H,W] or [1,N,3,H,W]"),
+                  integer_option("multiple", "1", 1, 1024, "pad H and W to a multiple"),
+                  text_option("mask", "", "IMAGE|VIDEO; second input [1,1,H,W], 1 = fill"),
+                  text_option("box", "", "x,y,w,h")},
+                 run);
+}
+
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(model, "A user's TorchScript module (.pt): colorization, style transfer, inpainting, temporal models",
-                         "file=PATH.pt (required), window=N (odd, frames centred on the output; default 1), "
-                         "scale=N (default 1), range=0-1|0-255|-1-1, order=rgb|bgr, layout=channels|frames "
-                         "([1,3N,H,W] or [1,N,3,H,W]), multiple=N (pad H and W), mask=IMAGE|VIDEO, box=x,y,w,h "
-                         "(mask: second input [1,1,H,W], 1 = fill), device=, precision=, threads= "
-                         "(see docs/custom-models.md)",
+                         model_stage_options(),
                          [](const StageOptions& o) { return std::make_unique<ModelStage>(o); });
 
 }  // namespace framelift::pipeline

@@ -35,7 +35,6 @@ class ResizeStage : public Stage {
   explicit ResizeStage(const StageOptions& o)
       : scale_(o.get_double("scale", 0)), width_(o.get_int("w", 0)), height_(o.get_int("h", 0)),
         flags_(sws_algorithm(o.get("algo", "lanczos")) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) {
-    o.expect_only({"scale", "w", "h", "algo"});
     if (scale_ < 0 || width_ < 0 || height_ < 0) throw Error(ErrorKind::Usage, "stage resize: sizes must be positive");
     if (scale_ == 0 && width_ == 0 && height_ == 0)
       throw Error(ErrorKind::Usage, "stage resize: give scale=F, or w= and/or h=");
@@ -95,7 +94,12 @@ class ResizeStage : public Stage {
 
 }  // namespace
 
-FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale", "scale=F | w=W h=H, algo=lanczos|bicubic|bilinear|spline|nearest|area",
+FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale",
+                         (OptionSchema{number_option("scale", "", 0, 16, "or w= and/or h=", /*min_exclusive=*/true),
+                                       integer_option("w", "", 2, 16384, "output width"),
+                                       integer_option("h", "", 2, 16384, "output height"),
+                                       choice_option("algo", "lanczos",
+                                                     {"lanczos", "bicubic", "bilinear", "spline", "nearest", "area"}, "")}),
                          [](const StageOptions& o) { return std::make_unique<ResizeStage>(o); });
 
 }  // namespace framelift::pipeline

@@ -22,7 +22,10 @@ const std::vector<StageInfo>& registered_stages() { return table(); }
 
 std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
   for (const StageInfo& info : table())
-    if (info.name == spec.name) return info.factory(spec.options);
+    if (info.name == spec.name) {
+      validate_options(info.name, info.options, spec.options);
+      return info.factory(spec.options);
+    }
   std::string names;
   for (const StageInfo& info : table()) names += (names.empty() ? "" : ", ") + info.name;
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", spec.name, "' (stages: ", names, ")"));

@@ -1,12 +1,15 @@
 #pragma once
 // Stages by name. Each stage file registers itself with one line:
-//   FRAMELIFT_REGISTER_STAGE(resize, "Classical resize (swscale)", "scale, w, h, algo", make_resize_stage);
-// so adding a stage needs no edit anywhere else.
+//   FRAMELIFT_REGISTER_STAGE(resize, "Classical resize (swscale)", resize_options(), make_resize_stage);
+// so adding a stage needs no edit anywhere else. The schema (pipeline/option_schema.h) is the one
+// declaration of the stage's options: make_stage validates a spec against it before the factory
+// runs, and `framelift stages` prints it.
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "pipeline/option_schema.h"
 #include "pipeline/stage.h"
 #include "pipeline/stage_spec.h"
 
@@ -17,13 +20,14 @@ using StageFactory = std::function<std::unique_ptr<Stage>(const StageOptions&)>;
 struct StageInfo {
   std::string name;
   std::string summary;
-  std::string options;  // human-readable option list with defaults
+  OptionSchema options;
   StageFactory factory;
 };
 
 bool register_stage(StageInfo info);
 const std::vector<StageInfo>& registered_stages();
-// Throws Error(Usage) for an unknown stage, listing the known ones.
+// Throws Error(Usage) for an unknown stage, listing the known ones, and for an option the stage
+// does not declare or a value outside its schema.
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);
 // `defaults` fill options a stage's text leaves out (see StageOptions::set_defaults).
 std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,

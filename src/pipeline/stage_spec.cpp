@@ -80,6 +80,8 @@ std::string add_option(StageSpec& spec, const Field& field, std::map<std::string
     throw Error(ErrorKind::Usage, str("pipeline: expected KEY=VALUE in stage '", spec.name, "', got '", trim(item),
                                       "' (quote a value that holds ',' or ':', as KEY='...' or KEY=[...])"));
   const std::string value = item.substr(eq + 1), key = trim(item.substr(0, eq));
+  if (values.count(key))
+    throw Error(ErrorKind::Usage, str("pipeline: stage '", spec.name, "' sets ", key, " twice"));
   values[key] = field.quoted ? value : trim(value);
   return key;
 }
@@ -111,16 +113,6 @@ int StageOptions::get_int(const std::string& key, int fallback) const {
   double v = get_double(key, fallback);
   if (v != double(int(v))) throw Error(ErrorKind::Usage, str("stage ", stage_, ": option ", key, " must be an integer"));
   return int(v);
-}
-
-void StageOptions::expect_only(const std::vector<std::string>& known) const {
-  for (const auto& [k, v] : values_) {
-    if (std::find(known.begin(), known.end(), k) == known.end()) {
-      std::string list;
-      for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
-      throw Error(ErrorKind::Usage, str("stage ", stage_, ": unknown option '", k, "' (options: ", list, ")"));
-    }
-  }
 }
 
 std::vector<StageSpec> parse_pipeline(const std::string& text) {

@@ -30,9 +30,8 @@ class StageOptions {
   std::string get(const std::string& key, const std::string& fallback) const;
   double get_double(const std::string& key, double fallback) const;
   int get_int(const std::string& key, int fallback) const;
-  // Throws Error(Usage) naming the first option not in `known`.
-  void expect_only(const std::vector<std::string>& known) const;
   const std::map<std::string, std::string>& values() const { return values_; }
+  const std::map<std::string, std::string>& defaults() const { return defaults_; }
 
  private:
   std::string stage_;

@@ -118,6 +118,11 @@ TEST(BadUsage, UnknownStageOptionEncoderAndEncoderOption) {
   struct { std::string args, problem; } cases[] = {
       {"--pipeline sharpen", "unknown stage 'sharpen'"},
       {"--pipeline resize:factor=2", "unknown option 'factor'"},
+      // Values outside the stage's declared options: refused before anything is read or written.
+      {"--pipeline resize:scale=nan", "stage resize: scale=nan is not allowed (a number, 0 < F <= 16)"},
+      {"--pipeline interpolate:factor=0", "stage interpolate: factor=0 is not allowed (a whole number, 1 <= N <= 16)"},
+      {"--pipeline resize:scale=2:scale=3", "sets scale twice"},
+      {"--pipeline upscale --threads 100000", "threads=100000 (from the command line) is not allowed"},
       {"-c nosuchcodec", "unknown video encoder 'nosuchcodec'"},
       {"-c ffv1 --crf 20", "has no option 'crf'"},
   };

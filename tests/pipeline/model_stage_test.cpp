@@ -217,7 +217,7 @@ TEST(ModelStage, ModulesThatCannotRunAreRefusedUpFront) {
   expect_error({}, ErrorKind::Usage, "file=PATH.pt");
   expect_error({{"file", identity}, {"window", "2"}}, ErrorKind::Usage, "window=2 must be odd");
   expect_error({{"file", identity}, {"tile", "64"}}, ErrorKind::Usage, "tile is not supported");
-  expect_error({{"file", identity}, {"range", "0-65535"}}, ErrorKind::Usage, "range=0-65535 is not one of");
+  expect_error({{"file", identity}, {"range", "0-65535"}}, ErrorKind::Usage, "range=0-65535 is not allowed (0-1, 0-255, -1-1)");
   expect_error({{"file", fill}, {"box", "1,2,3"}}, ErrorKind::Usage, "box=1,2,3 is not x,y,w,h");
 }
 

@@ -1,0 +1,26 @@
+#include "pipeline/model_run_options.h"
+
+namespace framelift::pipeline {
+
+namespace {
+
+OptionSpec precision_option() {
+  OptionSpec o = choice_option("precision", "", {"fp32", "fp16", "bf16"}, "default fp16 on CUDA, fp32 on CPU");
+  o.aliases = {"float32", "float16", "half", "bfloat16"};
+  return o;
+}
+
+}  // namespace
+
+OptionSchema model_run_options() {
+  return {text_option("device", "auto", "auto|cpu|cuda|cuda:N"),
+          precision_option(),
+          integer_option("tile", "0", 0, 16384, "tile size in input pixels; 0: from memory"),
+          integer_option("tile_overlap", "", 0, 1024, "context pixels around a tile; default the model's"),
+          integer_option("tile_batch", "1", 1, 256, "same-size tiles per forward call"),
+          integer_option("batch", "1", 1, 256, "frames per forward call"),
+          integer_option("threads", "", 1, 1024, "CPU threads; default the CPUs this process may use"),
+          size_option("max_memory", "memory budget, e.g. 4G")};
+}
+
+}  // namespace framelift::pipeline

@@ -1,0 +1,61 @@
+#pragma once
+// A stage's options, declared once: name, type, default, allowed range or values, help. The
+// declaration drives validation (before the stage is built, so a bad value never starts work),
+// `framelift stages` and the help text; the stage reads values that are known to parse and lie
+// in range. Adding an option is one line in the stage's schema.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "pipeline/stage_spec.h"
+
+namespace framelift::pipeline {
+
+enum class OptionType {
+  Integer,  // a whole number within [min, max]
+  Number,   // a finite number within [min, max] (min exclusive when min_exclusive)
+  Flag,     // 0 or 1
+  Choice,   // one of `choices`
+  Rate,     // a frame rate: 60, 59.94, 60000/1001, within (0, max]
+  Size,     // a byte size: 512M, 4G, 1048576
+  Text,     // anything (a file, a model name, a filter graph, a device): the stage checks it
+};
+
+struct OptionSpec {
+  std::string name;
+  OptionType type = OptionType::Text;
+  std::string default_value;  // shown in help; "" when the default depends on other options
+  std::string help;
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;
+  std::vector<std::string> choices;
+  std::vector<std::string> aliases;  // other spellings a Choice accepts, not shown in help
+};
+
+using OptionSchema = std::vector<OptionSpec>;
+
+// Short constructors for schema tables.
+OptionSpec integer_option(std::string name, std::string default_value, double min, double max, std::string help);
+OptionSpec number_option(std::string name, std::string default_value, double min, double max, std::string help,
+                         bool min_exclusive = false);
+OptionSpec flag_option(std::string name, std::string default_value, std::string help);
+OptionSpec choice_option(std::string name, std::string default_value, std::vector<std::string> choices,
+                         std::string help);
+OptionSpec rate_option(std::string name, double max, std::string help);
+OptionSpec size_option(std::string name, std::string help);
+OptionSpec text_option(std::string name, std::string default_value, std::string help);
+
+// `a` followed by the options of `b` that `a` does not declare.
+OptionSchema combine(OptionSchema a, const OptionSchema& b);
+
+// Throws Error(Usage) with one line naming the stage, the option, the value and what is allowed:
+// an option the stage does not declare, a value that does not parse (nan, inf, 1e999, "2x"), or
+// one out of range. Values set by the stage's text are all checked; values that came from the
+// CLI's defaults (StageOptions::set_defaults) only where the stage declares them.
+void validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options);
+
+// "scale=F (0 < F <= 16), algo=lanczos|bicubic|... (default lanczos)": one line for help.
+std::string describe_options(const OptionSchema& schema);
+
+}  // namespace framelift::pipeline
