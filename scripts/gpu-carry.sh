@@ -208,7 +208,7 @@ __attribute__((constructor)) static void stub_init(void) {
     /* mmap(want, 64 KiB, read|write, private|anonymous|fixed-noreplace) */
     long got = stub_syscall6(9, want, 65536, 3, 0x22 | 0x100000, -1, 0);
     if (got == want) { stub_zero = (void *)got; return; }
-    if (got > 0 && got < -4096L) stub_syscall6(11, got, 65536, 0, 0, 0, 0); /* a kernel that took it as a hint */
+    if (got > 0) stub_syscall6(11, got, 65536, 0, 0, 0, 0); /* a kernel that took it as a hint: unmap */
   }
 }
 """
