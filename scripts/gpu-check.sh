@@ -603,7 +603,7 @@ paths_profile() {  # LABEL INPUT PIPELINE ARGS...
   local label=$1 input=$2 pipeline=$3 out
   shift 3
   out=$build/paths-${label//[^A-Za-z0-9_.-]/_}.json
-  if ! "$build/framelift" --log-level warn profile -i "$input" --pipeline "$pipeline" --device cuda --json \
+  if ! "$build/framelift" --log-level warn profile -i "$input" --pipeline "$pipeline" --device "$paths_device" --json \
       --frames "${GPU_CHECK_PATHS_FRAMES:-48}" --warmup "${GPU_CHECK_PATHS_WARMUP:-8}" "$@" >"$out" 2>"$out.log"; then
     echo "paths: $label: FAILED ($(tail -n 1 "$out.log"))"
     return 0
@@ -624,6 +624,9 @@ PY
 
 step_paths() {
   local bin=$build/framelift src=${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi}
+  # GPU_CHECK_PATHS_DEVICE=cpu (with few GPU_CHECK_PATHS_FRAMES) rehearses the step without a GPU.
+  paths_device=${GPU_CHECK_PATHS_DEVICE:-cuda}
+  local frames=${GPU_CHECK_PATHS_FRAMES:-48}
   local clip=$build/paths-1080p.mkv x4 m
   [ -x "$bin" ] || die "$bin not built (run the build step)"
   # 1080p H.264: the size the TensorRT comparison rates are for, and a codec NVDEC decodes.
@@ -644,9 +647,10 @@ step_paths() {
   for hw in none cuda; do
     t0=$(date +%s.%N)
     if "$bin" run -i "$clip" -o "$build/paths-nvdec-$hw.mkv" --pipeline "upscale:model=realesr-animevideov3-x2" \
-        --device cuda --hwaccel "$hw" -c ffv1 -y --no-job --progress none >"$build/paths-nvdec-$hw.log" 2>&1; then
+        --device "$paths_device" --hwaccel "$hw" --frames "$frames" -c ffv1 -y --no-job --progress none \
+        >"$build/paths-nvdec-$hw.log" 2>&1; then
       t1=$(date +%s.%N)
-      echo "paths: decode --hwaccel $hw: 96 frames 1080p -> 4K in $(echo "$t1 $t0" | awk '{printf "%.2f", $1 - $2}') s" \
+      echo "paths: decode --hwaccel $hw: $frames frames 1080p -> 4K in $(echo "$t1 $t0" | awk '{printf "%.2f", $1 - $2}') s" \
         "(process start and model load included)$(grep -q 'decoding with hardware acceleration' "$build/paths-nvdec-$hw.log" && echo ', NVDEC in use')"
     else
       echo "paths: decode --hwaccel $hw: FAILED ($(tail -n 1 "$build/paths-nvdec-$hw.log"))"
@@ -709,7 +713,7 @@ describe_step() {
       echo "    upscale:model=realesr-animevideov3-x2 on the 1080p clip, --color-conversion auto | swscale"
       echo "    upscale:model=$(profile_models | cut -d' ' -f2) on Megamind, --tile 192 --tile-batch 1 | 4 | 8"
       echo "    interpolate:model=rife-v4.6:cuda_graphs=0 | 1 on the 1080p clip"
-      echo "  framelift run -i 1080p clip --pipeline upscale:model=realesr-animevideov3-x2 --device cuda --hwaccel none | cuda -c ffv1 (timed)" ;;
+      echo "  framelift run -i 1080p clip --pipeline upscale:model=realesr-animevideov3-x2 --device cuda --hwaccel none | cuda --frames ${GPU_CHECK_PATHS_FRAMES:-48} -c ffv1 (timed)" ;;
   esac
 }
 
