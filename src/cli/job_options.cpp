@@ -21,6 +21,9 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool with_run_flags) {
   }
   cmd->add_flag("--no-assemble", a.no_assemble, "Do not assemble the output at the end (workers of a larger job)")->group(g);
   cmd->add_flag("--keep-job", a.keep_job, "Keep the job folder after the output is assembled")->group(g);
+  cmd->add_flag("--cold-segments", a.cold_segments,
+                "Build the pipeline afresh for every segment (the reference path; default: once per worker)")
+      ->group(g);
   cmd->add_option("--shard", a.shard, "Process shard K of N (K/N, 0-based; auto/N: K from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
       ->group(g);
   cmd->add_option("--segments", a.segments, "Process only segments A-B (0-based, inclusive)")->group(g);
@@ -56,6 +59,7 @@ pipeline::JobOptions job_options_from(const pipeline::RunOptions& run, const Job
   o.prepare_only = a.prepare;
   o.assemble = !a.no_assemble;
   o.keep_job_dir = a.keep_job;
+  o.warm_segments = !a.cold_segments;
   o.progress = run.progress;
   o.framelift_version = FRAMELIFT_VERSION;
   o.claim_stale_after = std::chrono::seconds(std::max(5, a.claim_timeout_s));

@@ -11,7 +11,7 @@ namespace framelift::cli {
 struct JobArgs {
   std::string job_dir;
   int64_t segment_frames = 0;
-  bool restart = false, prepare = false, no_assemble = false, keep_job = false, no_job = false;
+  bool restart = false, prepare = false, no_assemble = false, keep_job = false, no_job = false, cold_segments = false;
   std::string shard, segments, devices;
   int claim_timeout_s = 120;
   std::string hourly_price, watch_preemption = "off", on_complete, on_fail, shutdown_command;

@@ -22,6 +22,11 @@ class GraphStage : public Stage {
   media::VideoFormat configure(const media::VideoFormat& input) override;
   void push(Frame frame, const Emit& emit) override;
   void flush(const Emit& emit) override;
+  // The graphs are rebuilt by the next configure(): they hold the stretch's frames.
+  void reset() override {
+    graph_.reset();
+    decoded_graph_.reset();
+  }
   media::FilterGraph* decoded_frame_graph() override { return decoded_graph_ ? &*decoded_graph_ : nullptr; }
 
  protected:

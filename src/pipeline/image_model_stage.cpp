@@ -73,6 +73,11 @@ void ImageModelStage::flush(const Emit& emit) {
   if (final_resize_) final_resize_->flush(emit);
 }
 
+void ImageModelStage::reset() {
+  pending_.clear();
+  final_resize_.reset();  // configure() makes it for the next stretch's size
+}
+
 c10::Device ImageModelStage::device() const { return runner_ ? runner_->options().target.device : c10::kCPU; }
 
 void ImageModelStage::run_pending(const Emit& emit) {

@@ -26,6 +26,7 @@ class ImageModelStage : public Stage {
   media::VideoFormat configure(const media::VideoFormat& in) override;
   void push(Frame frame, const Emit& emit) override;
   void flush(const Emit& emit) override;
+  void reset() override;
   c10::Device device() const override;
 
  private:

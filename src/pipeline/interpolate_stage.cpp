@@ -115,6 +115,14 @@ class InterpolateStage : public Stage {
     return out;
   }
 
+  void reset() override {
+    last_.reset();
+    first_pts_ = next_k_ = last_seen_pts_ = 0;
+    origin_known_ = false;
+    last_interval_ = 0;
+    cuts_ = duplicates_ = 0;
+  }
+
   void push(Frame frame, const Emit& emit) override {
     Anchor next{frame.image, scene_thumbnail(frame.image), frame.pts};
     last_seen_pts_ = frame.pts;

@@ -22,6 +22,7 @@
 #include "lifecycle/preemption_watcher.h"
 #include "media/demuxer.h"
 #include "media/muxer.h"
+#include "pipeline/warm_stages.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -166,6 +167,8 @@ void work(Shared& shared, const std::string& device) {
   base.overwrite = true;
   base.progress = ProgressMode::None;
   base.shared_progress = &shared.counters;
+  WarmStages warm;
+  if (o.warm_segments) base.warm_stages = &warm;
   const int total = int(job.plan.segments.size());
   for (;;) {
     throw_if_stop_requested();

@@ -32,6 +32,10 @@ struct JobOptions {
   lifecycle::LifecycleOptions lifecycle;
   // Called on the job's overall progress; the default reporter prints a bar or JSON lines.
   ProgressMode progress = ProgressMode::Auto;
+  // Each worker builds its stage chain once and reuses it for every segment it takes (weights,
+  // memory probe, CUDA graphs once). false: a fresh chain per segment, the reference path the
+  // tests and bench/segments.sh compare with.
+  bool warm_segments = true;
 };
 
 struct JobReport {

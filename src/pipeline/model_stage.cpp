@@ -75,6 +75,11 @@ class ModelStage : public Stage {
     for (TemporalWindow::Window& w : window_.flush()) run(w, emit);
   }
 
+  void reset() override {
+    window_.reset();
+    start_pts_ = AV_NOPTS_VALUE;
+  }
+
  private:
   void run(const TemporalWindow::Window& w, const Emit& emit) {
     const int64_t h = w.frames.front().size(1), width = w.frames.front().size(2);

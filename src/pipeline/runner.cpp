@@ -25,6 +25,7 @@ extern "C" {
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
 #include "pipeline/stage_registry.h"
+#include "pipeline/warm_stages.h"
 #include "util/crash_point.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -159,7 +160,9 @@ RunReport run_pipeline(const RunOptions& o) {
   AVStream* vst = demux.video_stream();
   const int vidx = demux.video_index();
   media::Decoder decoder(vst, o.decoder, o.input);
-  std::vector<std::unique_ptr<Stage>> stages = make_stages(o.pipeline, o.stage_defaults);
+  std::vector<std::unique_ptr<Stage>> own_stages;
+  std::vector<std::unique_ptr<Stage>>& stages =
+      o.warm_stages ? o.warm_stages->get(o.pipeline, o.stage_defaults) : (own_stages = make_stages(o.pipeline, o.stage_defaults));
   const bool segment = o.window.has_value();
   int context = 0;
   for (const auto& stage : stages) context += stage->context_frames();

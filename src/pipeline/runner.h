@@ -25,6 +25,8 @@ class Profiler;
 
 namespace framelift::pipeline {
 
+class WarmStages;
+
 // One segment of a job (see jobs/segment_plan.h): the run decodes from a keyframe before it,
 // feeds the stages the segment plus the context they ask for (Stage::context_frames), keeps the
 // output frames whose time falls in the segment, and writes the video stream only.
@@ -74,6 +76,9 @@ struct RunOptions {
   // "decode", "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
   Profiler* profiler = nullptr;
   ColorConversion color_conversion = ColorConversion::Auto;
+  // When set, the stages come from here (built on first use, reset and reused after): a job
+  // worker's segments share one chain. Not owned; must outlive the call.
+  WarmStages* warm_stages = nullptr;
 };
 
 struct RunReport {

@@ -3,6 +3,8 @@
 //
 // Life cycle: configure() once with the format of the frames it will get, returning the format
 // it produces; then push() for every frame in presentation order; then flush() once at the end.
+// A stage may be used again for another stretch of video (a job worker's next segment): reset(),
+// then the same life cycle. What is expensive (weights, the memory probe, CUDA graphs) stays.
 // A stage emits zero or more frames per push (interpolation emits several, a temporal model may
 // emit none until it has its window). Stages run on one thread; they need not be thread-safe.
 #include <functional>
@@ -29,6 +31,10 @@ class Stage {
   virtual media::VideoFormat configure(const media::VideoFormat& input) = 0;
   virtual void push(Frame frame, const Emit& emit) = 0;
   virtual void flush(const Emit& emit) {}
+  // Forgets the stretch it was given (frames held for context, timestamps seen, counters), so the
+  // next configure() starts as on a new stage; keeps the model and whatever was planned from it.
+  // Called between runs only, never between configure() and flush().
+  virtual void reset() {}
   // Input frames the stage needs on each side of a stretch to produce that stretch's output
   // exactly as in one uninterrupted run (interpolation: the neighbour it blends with). A job's
   // segment is fed this much more, and what those frames produce outside it is dropped.

@@ -45,4 +45,9 @@ TemporalWindow::Window TemporalWindow::window_at(int64_t centre) const {
   return w;
 }
 
+void TemporalWindow::reset() {
+  kept_.clear();
+  first_ = count_ = next_centre_ = 0;
+}
+
 }  // namespace framelift::pipeline

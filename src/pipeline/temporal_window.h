@@ -32,6 +32,8 @@ class TemporalWindow {
   std::vector<Window> flush();
 
   int size() const { return size_; }
+  // Forgets every frame: the next push() is a clip's first frame.
+  void reset();
 
  private:
   Window window_at(int64_t centre) const;
