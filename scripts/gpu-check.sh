@@ -298,14 +298,12 @@ build_jobs() {
 }
 
 # The configure line: libtorch's prefix (an unpacked archive, or torch.utils.cmake_prefix_path), and
-# with a carry its pkgconf and a -rpath-link to its libraries (the linker must see the libraries the
-# carried libav* need, which are not where it looks by default on the device).
+# with a carry its pkgconf. No -rpath-link: the linker finds what the carried libav* need through
+# their RUNPATH ($ORIGIN, which GNU ld expands), and a -rpath-link to the carry would hand its stubs
+# to every other library's needs too (Debian's libtorch pulls in glib and libwebp that way).
 configure_args() {
   local a=(-S "$here" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release)
-  if [ -n "$carry" ]; then
-    a+=(-DPKG_CONFIG_EXECUTABLE="$carry/usr/bin/pkgconf"
-        -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$carry_lib" -DCMAKE_SHARED_LINKER_FLAGS="-Wl,-rpath-link,$carry_lib")
-  fi
+  [ -z "$carry" ] || a+=(-DPKG_CONFIG_EXECUTABLE="$carry/usr/bin/pkgconf")
   # shellcheck disable=SC2206  # extra arguments, a word list on purpose
   a+=(${GPU_CHECK_CMAKE_ARGS:-})
   printf '%s\n' "${a[@]}"
@@ -617,20 +615,23 @@ g = [s.get("achieved_gflops_per_s") for s in m.get("stages", []) if s.get("achie
 share = [s.get("fraction_of_peak") for s in m.get("stages", []) if s.get("fraction_of_peak")]
 print(f"paths: {label}: end to end {fps['end_to_end']:.2f} frames/s, inference only {fps['inference_only']:.2f}"
       f" (e2e/inference {fps['end_to_end_vs_inference']:.2f})"
-      + (f", {g[0] / 1e3:.1f} TFLOP/s" if g else "") + (f" = {100 * share[0]:.1f}% of peak" if share else "")
+      + ((f", {g[0] / 1e3:.1f} TFLOP/s" if g[0] >= 1e3 else f", {g[0]:.1f} GFLOP/s") if g else "")
+      + (f" = {100 * share[0]:.1f}% of {m['device'].get('name', 'the device')}'s peak" if share else "")
       + f", peak device memory {m['memory']['peak_device_bytes'] / 2**30:.2f} GiB")
 PY
 }
 
 step_paths() {
   local bin=$build/framelift src=${GPU_CHECK_PROFILE_INPUT:-/usr/share/doc/opencv-doc/examples/data/Megamind.avi}
-  # GPU_CHECK_PATHS_DEVICE=cpu (with few GPU_CHECK_PATHS_FRAMES) rehearses the step without a GPU.
+  # GPU_CHECK_PATHS_DEVICE=cpu (with few GPU_CHECK_PATHS_FRAMES, a small GPU_CHECK_PATHS_SIZE and
+  # GPU_CHECK_PROFILE_INPUT) rehearses the step without a GPU.
   paths_device=${GPU_CHECK_PATHS_DEVICE:-cuda}
-  local frames=${GPU_CHECK_PATHS_FRAMES:-48}
+  local frames=${GPU_CHECK_PATHS_FRAMES:-48} size=${GPU_CHECK_PATHS_SIZE:-1920:1080}
   local clip=$build/paths-1080p.mkv x4 m
   [ -x "$bin" ] || die "$bin not built (run the build step)"
   # 1080p H.264: the size the TensorRT comparison rates are for, and a codec NVDEC decodes.
-  [ -s "$clip" ] || ffmpeg -nostdin -v error -y -i "$src" -vf scale=1920:1080 -frames:v 96 -c:v libx264 -preset ultrafast \
+  # -an: the default audio encoder for Matroska (libvorbis) is a stub in the carried FFmpeg.
+  [ -s "$clip" ] || ffmpeg -nostdin -v error -y -i "$src" -an -vf "scale=$size" -frames:v 96 -c:v libx264 -preset ultrafast \
     -crf 16 -pix_fmt yuv420p "$clip" || die "could not make the 1080p clip"
   x4=$(profile_models | cut -d' ' -f2)
   for m in auto swscale; do
@@ -708,7 +709,7 @@ describe_step() {
       done
       echo "  python3 (TFLOPS against data/gpus.json's dense peak for the nvidia-smi name)" ;;
     paths)
-      echo "  ffmpeg -i Megamind.avi -vf scale=1920:1080 -frames:v 96 -c:v libx264 $build/paths-1080p.mkv"
+      echo "  ffmpeg -i Megamind.avi -an -vf scale=${GPU_CHECK_PATHS_SIZE:-1920:1080} -frames:v 96 -c:v libx264 $build/paths-1080p.mkv"
       echo "  framelift profile --device cuda --frames ${GPU_CHECK_PATHS_FRAMES:-48} --warmup ${GPU_CHECK_PATHS_WARMUP:-8}, one manifest each:"
       echo "    upscale:model=realesr-animevideov3-x2 on the 1080p clip, --color-conversion auto | swscale"
       echo "    upscale:model=$(profile_models | cut -d' ' -f2) on Megamind, --tile 192 --tile-batch 1 | 4 | 8"
