@@ -4,37 +4,30 @@
 // needs nothing else, and compared on every run so that finished segments are never mixed with
 // segments of a different input or pipeline.
 #include <cstdint>
-#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "media/decoder.h"
-#include "media/encoder.h"
+#include "jobs/run_spec.h"
 
 namespace framelift::jobs {
 
-struct JobSpec {
+// The run the job makes (jobs/run_spec.h: its one JSON form) plus what only a job has.
+struct JobSpec : RunSpec {
   std::string framelift_version;
-  std::string input;
   std::string input_fingerprint;
-  std::string output;
-  std::string container;  // forced container format; "" from the output's extension
-  std::string pipeline;
-  std::map<std::string, std::string> stage_defaults;
-  media::EncoderSettings encoder;
-  media::DecoderOptions decoder;
   int64_t segment_frames = 0;
-  int64_t max_frames = 0;
 };
 
 nlohmann::json to_json(const JobSpec& spec);
-JobSpec spec_from_json(const nlohmann::json& j);
+// Throws Error(Input) naming `file` and the key for a missing or mistyped field.
+JobSpec spec_from_json(const nlohmann::json& j, const std::string& file = "job.json");
 
 // "" when `saved` segments may be used for `wanted`; otherwise what changed, for the message
-// ("the input changed", "the pipeline changed", ...). The output path, the device and the thread
-// count may change: moving a stopped job to another machine or GPU is the point of resuming (a
-// CPU and a GPU segment differ by rounding only, well below the encoder's own error).
+// ("the input changed", "the pipeline changed", ...). The output path, the device, the thread
+// count, the decoder and the colour conversion may change: moving a stopped job to another
+// machine or GPU is the point of resuming (a CPU and a GPU segment, or a swscale and a tensor-op
+// conversion, differ by rounding only, well below the encoder's own error).
 std::string spec_difference(const JobSpec& saved, const JobSpec& wanted);
 
 }  // namespace framelift::jobs

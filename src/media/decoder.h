@@ -16,6 +16,8 @@ struct DecoderOptions {
   std::string hwaccel;
   DecodeErrorPolicy on_error = DecodeErrorPolicy::Skip;
   int threads = 0;  // 0: libavcodec picks
+
+  bool operator==(const DecoderOptions&) const = default;
 };
 
 class Decoder {

@@ -18,6 +18,8 @@ struct EncoderSettings {
   std::string pix_fmt;             // "" keeps the input's format (and bit depth) where possible
   std::map<std::string, std::string> options;  // -e key=value, passed to the encoder as is
   int threads = 0;
+
+  bool operator==(const EncoderSettings&) const = default;
 };
 
 class Encoder {

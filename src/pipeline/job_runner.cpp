@@ -42,19 +42,14 @@ bool wants_global_header(const RunOptions& o) {
 
 jobs::JobSpec spec_of(const JobOptions& o) {
   jobs::JobSpec s;
+  static_cast<jobs::RunSpec&>(s) = o.run;
   s.framelift_version = o.framelift_version;
   // Workers on other machines start in other folders: a local input is kept by absolute path.
   std::error_code ec;
-  s.input = fs::exists(o.run.input, ec) ? fs::absolute(o.run.input).string() : o.run.input;
+  if (fs::exists(o.run.input, ec)) s.input = fs::absolute(o.run.input).string();
   s.input_fingerprint = jobs::fingerprint_input(o.run.input);
-  s.output = fs::absolute(o.run.output).string();
-  s.container = o.run.container;
-  s.pipeline = o.run.pipeline;
-  s.stage_defaults = o.run.stage_defaults;
-  s.encoder = o.run.encoder;
-  s.decoder = o.run.decoder;
+  s.output = fs::absolute(o.run.output);
   s.segment_frames = o.segment_frames;
-  s.max_frames = o.run.max_frames;
   return s;
 }
 
@@ -77,7 +72,8 @@ struct OpenJob {
 OpenJob load_job(const fs::path& root) {
   jobs::JobDir dir(root);
   if (!dir.exists()) throw Error(ErrorKind::Usage, str(root.string(), ": no job here (job.json is missing)"));
-  return OpenJob{dir, jobs::spec_from_json(read_json(dir.spec_file())), jobs::plan_from_json(read_json(dir.plan_file()))};
+  return OpenJob{dir, jobs::spec_from_json(read_json(dir.spec_file()), dir.spec_file().string()),
+                 jobs::plan_from_json(read_json(dir.plan_file()))};
 }
 
 // Opens the job in the folder when it is this job, else creates it. The plan is written before
@@ -89,8 +85,8 @@ OpenJob open_or_create(const JobOptions& o, const fs::path& root) {
     OpenJob saved = load_job(root);
     const std::string difference = jobs::spec_difference(saved.spec, wanted);
     if (difference.empty()) {
-      saved.spec.output = wanted.output;  // the output may move; the segments stay valid
-      saved.spec.stage_defaults = wanted.stage_defaults;
+      // What may differ (the output's place, the device, the decoder) is taken from this command.
+      static_cast<jobs::RunSpec&>(saved.spec) = wanted;
       return saved;
     }
     if (!o.restart)
@@ -398,14 +394,7 @@ JobReport process_job(const JobOptions& o) {
 RunOptions load_job_run_options(const fs::path& job_dir, int64_t* segment_frames) {
   const OpenJob job = load_job(job_dir);
   RunOptions r;
-  r.input = job.spec.input;
-  r.output = job.spec.output;
-  r.container = job.spec.container;
-  r.pipeline = job.spec.pipeline;
-  r.stage_defaults = job.spec.stage_defaults;
-  r.encoder = job.spec.encoder;
-  r.decoder = job.spec.decoder;
-  r.max_frames = job.spec.max_frames;
+  static_cast<jobs::RunSpec&>(r) = job.spec;
   if (segment_frames) *segment_frames = job.spec.segment_frames;
   return r;
 }

@@ -37,13 +37,6 @@ namespace fs = std::filesystem;
 
 namespace framelift::pipeline {
 
-ColorConversion parse_color_conversion(const std::string& text) {
-  if (text == "auto") return ColorConversion::Auto;
-  if (text == "swscale") return ColorConversion::Swscale;
-  if (text == "tensor") return ColorConversion::Tensor;
-  throw Error(ErrorKind::Usage, str("--color-conversion: expected auto, swscale or tensor, got '", text, "'"));
-}
-
 void check_output_path(const RunOptions& o) {
   if (o.output.empty()) throw Error(ErrorKind::Usage, "no output file given (-o)");
   if (same_file(o.input, o.output))

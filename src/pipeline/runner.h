@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "jobs/run_spec.h"
 #include "jobs/segment_plan.h"
 #include "media/decoder.h"
 #include "media/encoder.h"
@@ -43,29 +44,15 @@ struct SampleStretch {
   int64_t seek = 0, from = 0, to = 0;
 };
 
-// Where YUV<->RGB happens. Auto: with tensor ops on the device of the stage at that end of the
-// chain when it is a GPU (infer/yuv_tensor.h; only the 8- or 10-bit planes cross the bus), else
-// with swscale. Tensor: the tensor ops wherever the stage is, the CPU included (how that path is
-// tested without a GPU). Swscale: never the tensor ops. Formats the tensor ops do not take
-// (RGB, alpha, YCgCo...) always go through swscale.
-enum class ColorConversion { Auto, Swscale, Tensor };
-// "auto", "swscale", "tensor"; throws Error(Usage) naming --color-conversion otherwise.
-ColorConversion parse_color_conversion(const std::string& text);
+using media::ColorConversion;
+using media::parse_color_conversion;
 
-struct RunOptions {
-  std::string input;                 // file or URL
-  std::filesystem::path output;
+// What the run makes (jobs::RunSpec: input, output, pipeline, stage defaults, encoder, decoder,
+// frame limit, colour conversion; one JSON form, saved in a job's job.json) plus how this run is
+// carried out and watched.
+struct RunOptions : jobs::RunSpec {
   bool overwrite = false;            // -y
-  std::string pipeline;              // "resize:scale=2,..."; empty: pass-through
-  media::EncoderSettings encoder;
-  media::DecoderOptions decoder;
   ProgressMode progress = ProgressMode::Auto;
-  size_t queue_depth = 8;            // frames buffered between threads
-  std::string container;             // force a container format ("" = from the extension)
-  int64_t max_frames = 0;            // stop after this many input frames (0: all); for samples
-  // Options every stage reads unless its own text sets them: device, precision, threads, tile,
-  // tile_overlap, batch, max_memory (the CLI's --device, --precision, ... flags).
-  std::map<std::string, std::string> stage_defaults;
   std::optional<SegmentWindow> window;
   // A sample (`framelift profile`): these stretches, in order, joined as if they were one video
   // (each one's timestamps follow the previous one's last frame). Video only, like a segment.
@@ -75,7 +62,6 @@ struct RunOptions {
   // When set, every thread of the run charges its time to sections of it (util/profiler.h):
   // "decode", "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
   Profiler* profiler = nullptr;
-  ColorConversion color_conversion = ColorConversion::Auto;
   // When set, the stages come from here (built on first use, reset and reused after): a job
   // worker's segments share one chain. Not owned; must outlive the call.
   WarmStages* warm_stages = nullptr;

@@ -155,6 +155,52 @@ TEST(JobResume, SigtermStopsWithinThreeSecondsAndResumeContinues) {
   EXPECT_EQ(count_frames(out), 96);
 }
 
+// `framelift resume --job-dir` gets back every option the job was started with (one JSON form
+// for the run, jobs/run_spec.h): for each option, a job prepared with it and run by `resume`
+// gives the frames of a plain pass with the same option, and the option does change them (the
+// same pass without it differs), so a resume that dropped it would fail.
+TEST(JobResume, ResumeKeepsEveryOption) {
+  const auto dir = temp_dir("job-options");
+  const std::string input = " -i " + shell_quote(media("real_megamind.mkv"));
+  const std::string base = " -c ffv1 --progress none -y";
+  const std::string small = " --frames 8 --pipeline resize:scale=0.5";
+  const std::string aniscale = " --frames 4 --pipeline resize:scale=0.25,upscale:model=" +
+                               shell_quote(npm_package("waifu2x") / "models" / "2x-AniScale.pth");
+  struct Case {
+    std::string name, without, with;
+  };
+  for (const Case& c : {Case{"color-conversion", small, small + " --color-conversion tensor"},
+                        Case{"frames", small, small + " --frames 5"},
+                        Case{"pix-fmt", small, small + " --pix-fmt yuv444p"},
+                        Case{"stage-defaults", aniscale, aniscale + " --precision bf16"},
+                        Case{"queue-depth", small, small + " --queue-depth 2"},  // memory only: same frames
+                        Case{"pipeline", small, small + ":algo=area"}}) {
+    const auto plain = dir / (c.name + "-without.mkv"), direct = dir / (c.name + "-direct.mkv");
+    const auto resumed = dir / (c.name + "-resumed.mkv"), job = dir / (c.name + "-job");
+    std::string with = c.with;
+    if (c.name == "frames") with = " --frames 5 --pipeline resize:scale=0.5";  // --frames once
+    auto w = framelift("run" + input + " -o " + shell_quote(plain) + base + " --no-job " + c.without);
+    ASSERT_EQ(w.exit_code, 0) << c.name << ": " << w.output;
+    auto d = framelift("run" + input + " -o " + shell_quote(direct) + base + " --no-job " + with);
+    ASSERT_EQ(d.exit_code, 0) << c.name << ": " << d.output;
+    auto p = framelift("run" + input + " -o " + shell_quote(resumed) + base + " --segment-frames 3 --prepare --job-dir " +
+                       shell_quote(job) + " " + with);
+    ASSERT_EQ(p.exit_code, 0) << c.name << ": " << p.output;
+    auto r = framelift("resume --job-dir " + shell_quote(job) + " --progress none");
+    ASSERT_EQ(r.exit_code, 0) << c.name << ": " << r.output;
+    const auto without = framemd5(plain, "0:v", false), want = framemd5(direct, "0:v", false),
+               got = framemd5(resumed, "0:v", false);
+    ASSERT_EQ(got.size(), want.size()) << c.name;
+    bool differs = want.size() != without.size();
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].md5, want[i].md5) << c.name << ": frame " << i;
+      differs |= i < without.size() && want[i].md5 != without[i].md5;
+    }
+    EXPECT_EQ(differs, c.name != "queue-depth") << c.name << ": the option changes nothing to check";
+    if (c.name == "pix-fmt") EXPECT_EQ(ffprobe(resumed)["streams"][0]["pix_fmt"], "yuv444p");
+  }
+}
+
 TEST(JobResume, ChangedInputIsRefusedUnlessRestart) {
   auto dir = temp_dir("job-changed");
   fs::copy_file(media("cfr_8bit.mkv"), dir / "in.mkv");
