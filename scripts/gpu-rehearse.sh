@@ -66,7 +66,10 @@ export PYTHONPATH=$stand_in${PYTHONPATH:+:$PYTHONPATH}
 echo "gpu-rehearse: the stand-in says: $(python3 -c 'import torch, torch.utils; print(torch.__file__, torch.utils.cmake_prefix_path)')"
 
 # Only the carry's .pc files: a libav*, libcurl or libarchive found must be the carried one.
-export PKG_CONFIG_LIBDIR=$carry/usr/lib/x86_64-linux-gnu/pkgconfig:$carry/usr/share/pkgconfig
+# (gpu-check.sh unpacks .gpu-carry/usr.tar.xz there, or takes an unpacked .gpu-carry/usr.)
+carry_usr=$carry/usr
+[ -d "$carry_usr" ] || carry_usr=${GPU_CHECK_CARRY_UNPACK:-${TMPDIR:-/tmp}/framelift-gpu-carry}/usr
+export PKG_CONFIG_LIBDIR=$carry_usr/lib/x86_64-linux-gnu/pkgconfig:$carry_usr/share/pkgconfig
 export GPU_CHECK_BUILD_DIR=$build GPU_CHECK_TARGETS=$targets GPU_CHECK_ALLOW_CPU_TORCH=1 GPU_CHECK_VERBOSE=1
 export FRAMELIFT_BUILD_JOBS=${FRAMELIFT_BUILD_JOBS:-1}
 
