@@ -5,7 +5,8 @@
 # check on a rented machine are made the same way (docs/gpu.md).
 #
 #   scripts/gpu-check.sh               the whole check: gpu deps libtorch build models smoke tests
-#                                      bench tflops, within GPU_CHECK_BUDGET_S seconds (480; 0: none)
+#                                      bench tflops paths, within GPU_CHECK_BUDGET_S seconds (480;
+#                                      0: none)
 #   scripts/gpu-check.sh --build-only  deps libtorch build models: no GPU needed (the image build)
 #   scripts/gpu-check.sh --steps a,b   only these steps, in the order above, with no time limit
 #                                      unless GPU_CHECK_BUDGET_S is set
@@ -38,6 +39,9 @@
 #   GPU_CHECK_GPU_ID        the data/gpus.json id, when the GPU's name matches none
 #   GPU_CHECK_PROFILE_MODELS, GPU_CHECK_PROFILE_INPUT, GPU_CHECK_PROFILE_ARGS  what the tflops step
 #                           profiles (three upscalers on the benchmark's clip) and extra arguments
+#   GPU_CHECK_PATHS_FRAMES, GPU_CHECK_PATHS_WARMUP, GPU_CHECK_PATHS_SIZE, GPU_CHECK_PATHS_DEVICE
+#                           the paths step's frames (48), warm-up (8), clip size (1920:1080), device
+#   GPU_CHECK_CMAKE_ARGS    more configure arguments (a word list)
 #   GPU_CHECK_<STEP>_S      one step's limit in seconds, e.g. GPU_CHECK_TESTS_S=300
 #   GPU_CHECK_VERBOSE=1     show every step's output, not only the results (logs: out/gpu-check/)
 # Runs as root or with passwordless sudo: the deps step installs packages (scripts/setup.sh); offline,
