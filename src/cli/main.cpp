@@ -51,7 +51,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with exit code 0: print what they print.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // A bad command line is a usage error like any other: one line, exit 2 (README).
+    log::error(e.what(), " (see framelift --help)");
+    return cli::exit_code(ErrorKind::Usage);
   }
   try {
     log::set_level(log::parse_level(level));
