@@ -13,7 +13,7 @@
 #include "infer/device.h"
 #include "infer/tile_planner.h"
 #include "infer/tiler.h"
-#include "models/image_model.h"
+#include "infer/image_model.h"
 
 namespace framelift::infer {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "infer/device.h"
-#include "models/image_model.h"
+#include "infer/image_model.h"
 
 namespace framelift::infer {
 

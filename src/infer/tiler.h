@@ -12,7 +12,7 @@
 // before giving up.
 #include <ATen/core/Tensor.h>
 
-#include "models/image_model.h"
+#include "infer/image_model.h"
 
 namespace framelift::infer {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/image_model.h"
+#include "infer/image_model.h"
 #include "weights/state_dict.h"
 
 namespace framelift::models {

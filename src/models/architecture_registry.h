@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/architecture.h"
-#include "models/image_model.h"
+#include "infer/image_model.h"
 #include "weights/state_dict.h"
 
 namespace framelift::models {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/image_model.h"
+#include "infer/image_model.h"
 
 namespace framelift::models {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "infer/model_runner.h"
-#include "models/image_model.h"
+#include "infer/image_model.h"
 #include "pipeline/model_run_options.h"
 #include "pipeline/stage.h"
 #include "pipeline/stage_spec.h"

@@ -5,7 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "infer/tiler.h"
-#include "models/image_model.h"
+#include "infer/image_model.h"
 #include "plan/planner.h"
 
 namespace framelift::infer {

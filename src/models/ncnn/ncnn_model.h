@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/image_model.h"
+#include "infer/image_model.h"
 #include "models/ncnn/ncnn_op.h"
 #include "weights/ncnn_param.h"
 #include "weights/state_dict.h"

@@ -1,6 +1,8 @@
 #pragma once
 // The interface every frame-to-frame network implements (native architectures in src/models/,
-// the ncnn graph interpreter, user TorchScript modules).
+// the ncnn graph interpreter, user TorchScript modules). It lives in infer/, below models/: the
+// runner and the tiler (here) run networks that models/ implements, and neither folder includes
+// the other's files for it. The namespace stays models:: (what the type is, not where it sits).
 //
 // Tensor contract: input and output are float tensors [N, C, H, W], RGB channel order, values in
 // [0, 1] (the layout frames have in the pipeline, see docs/frame-layout.md). H and W of the input
