@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/plan_pipeline.h"
 #include "library/catalog.h"
 #include "media/probe.h"
 #include "plan/diffusion.h"
@@ -100,11 +101,12 @@ int run_plan(PlanArgs& a) {
   if (a.interruption_rate >= 0) a.options.interruption_rate = a.interruption_rate;
   a.options.only_gpus = a.gpus;
   describe_input(a);
-  a.job.stages = plan::parse_pipeline(a.pipeline, library::Catalog::load_default(), a.job.fps);
+  a.job.stages = plan_stages_for(a.pipeline, {a.job.width, a.job.height, a.job.fps});
   plan::PlanCatalog catalog = load_catalog(a);
   if (a.local) {
     plan::Device cpu = plan::local_cpu();
-    catalog.add(cpu, plan::Provider{"local", "this machine", 0, 100, 0, 0}, plan::Offer{"local", "cpu", "", a.local_price, {}, cpu.cores});
+    catalog.add(cpu, plan::Provider{plan::kLocalProvider, "this machine", 0, 100, 0, 0},
+                plan::Offer{plan::kLocalProvider, "cpu", "", a.local_price, {}, cpu.cores});
   }
   plan::Calibration calibration;
   for (const auto& f : a.calibrations) calibration.add_manifest_file(f, catalog);

@@ -15,6 +15,7 @@ extern "C" {
 }
 
 #include "cli/commands.h"
+#include "cli/plan_pipeline.h"
 #include "cli/inference_options.h"
 #include "infer/device.h"
 #include "library/catalog.h"
@@ -63,7 +64,7 @@ std::vector<std::optional<plan::StageSpec>> planner_stages(const pipeline::Profi
   std::vector<std::optional<plan::StageSpec>> out(r.stages.size());
   std::vector<plan::StageSpec> specs;
   try {
-    specs = plan::parse_pipeline(text, library::Catalog::load_default(), fps);
+    specs = plan_stages_for(text, {0, 0, fps});
   } catch (const Error& e) {
     notes.push_back(str("no calibration runs: ", e.what()));
     return out;
@@ -71,7 +72,7 @@ std::vector<std::optional<plan::StageSpec>> planner_stages(const pipeline::Profi
   size_t next = 0;
   for (size_t i = 0; i < r.stages.size() && next < specs.size(); ++i) {
     while (next < specs.size() && specs[next].kind == "resize" && r.stages[i].name != "resize") ++next;
-    if (next < specs.size() && specs[next].kind == r.stages[i].name) out[i] = specs[next];
+    if (next < specs.size() && specs[next].kind == r.stages[i].name && specs[next].priced) out[i] = specs[next];
     ++next;
   }
   return out;

@@ -7,6 +7,7 @@
 // 32.1 dB, hqdn3d 26.3 dB (27.4 strong); JPEG q20, 30.8 -> 33.8 dB (level 2), hqdn3d 31.9 dB.
 #include <cmath>
 
+#include "library/denoise_models.h"
 #include "models/model_files.h"
 #include "pipeline/graph_stage.h"
 #include "pipeline/image_model_stage.h"
@@ -16,24 +17,6 @@
 
 namespace framelift::pipeline {
 namespace {
-
-// The catalog name of a family's model for one noise level at one native scale.
-std::string model_name(const std::string& method, const std::string& arch, int native_scale, int level) {
-  if (method == "waifu2x") {
-    if (arch == "upconv7") return str("waifu2x-upconv7-anime-2x-noise", level);
-    return native_scale == 1 ? str("waifu2x-cunet-noise", level) : str("waifu2x-cunet-2x-noise", level);
-  }
-  // Real-CUGAN: conservative is its lightest denoiser; its x3 and x4 come only as 0 and 3.
-  if (native_scale > 2 && level != 0 && level != 3)
-    throw Error(ErrorKind::Usage, str("stage denoise: Real-CUGAN x", native_scale, " has levels 0 (conservative) and 3 only"));
-  return level == 0 ? str("realcugan-se-", native_scale, "x-conservative") : str("realcugan-se-", native_scale, "x-denoise", level, "x");
-}
-
-// The scale the family's model runs at for a requested output scale; the rest is a resize.
-int native_scale(const std::string& method, const std::string& arch, double scale) {
-  if (method == "waifu2x") return arch == "cunet" && scale < 1.5 ? 1 : 2;
-  return scale >= 3.5 ? 4 : scale >= 2.5 ? 3 : 2;
-}
 
 // The cheap classical denoisers, through libavfilter: hqdn3d (spatial + recursive temporal) and
 // nlmeans (non-local means, spatial). `strength` maps onto each filter's own strength.
@@ -73,9 +56,9 @@ std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
   const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
   if (!(strength >= 0 && strength <= 3)) throw Error(ErrorKind::Usage, "stage denoise: level and strength go from 0 to 3");
   const double scale = o.get_double("scale", 1);
-  const int native = native_scale(method, arch, scale);
+  const int native = library::denoise_native_scale(method, arch, scale);
   const int lo = int(std::floor(strength)), hi = int(std::ceil(strength));
-  const std::string a = model_name(method, arch, native, lo), b = model_name(method, arch, native, hi);
+  const std::string a = library::denoise_model_name(method, arch, native, lo), b = library::denoise_model_name(method, arch, native, hi);
   if (lo == hi) return std::make_unique<ImageModelStage>("denoise", a, models::open_model(a), o, scale);
   return std::make_unique<ImageModelStage>("denoise", str(a, " + ", b, " blended at ", strength - lo),
                                            models::open_blended_model(a, b, strength - lo), o, scale);

@@ -16,6 +16,13 @@ struct StageSpec {
   double scale = 1;     // output size / input size of this stage (an x2 may run an x4 net: cost.scale)
   int frame_factor = 1; // interpolate: output frames per input frame
   ArchParams params;    // what arch_cost() was given for it (profile manifests record them)
+  // false: a stage without a cost model (a filter graph, deinterlacing, a user's TorchScript
+  // module, an architecture the planner cannot count): counted as free and flagged "needs a
+  // profile" (framelift profile measures it), never refused.
+  bool priced = true;
+
+  // Whether a network runs in this stage (its weights and activations count).
+  bool runs_network() const { return priced && kind != "resize"; }
 };
 
 struct Job {

@@ -3,22 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <sstream>
 
+#include "library/denoise_models.h"
 #include "util/error.h"
 #include "util/str.h"
 
 namespace framelift::plan {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string part;
-  std::istringstream in(s);
-  while (std::getline(in, part, sep))
-    if (!part.empty()) out.push_back(part);
-  return out;
-}
 
 double number(const std::string& stage, const std::string& key, const std::string& value) {
   char* end = nullptr;
@@ -48,66 +39,129 @@ StageSpec stage_for_model(const library::CatalogModel& m) {
   return s;
 }
 
-std::vector<StageSpec> parse_pipeline(const std::string& pipeline, const library::Catalog& models, double fps) {
-  std::vector<StageSpec> stages;
-  for (const std::string& text : split(pipeline, ',')) {
-    std::vector<std::string> parts = split(text, ':');
-    const std::string name = parts.at(0);
-    std::map<std::string, std::string> kv;
-    for (size_t i = 1; i < parts.size(); ++i) {
-      const auto eq = parts[i].find('=');
-      if (eq == std::string::npos) throw Error(ErrorKind::Usage, str("stage ", name, ": '", parts[i], "' is not KEY=VALUE"));
-      kv[parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
-    }
+namespace {
+
+const library::CatalogModel& catalog_model(const std::string& stage, const std::string& name, const library::Catalog& models) {
+  const library::CatalogModel* m = models.find(name);
+  if (m) return *m;
+  std::string hint;
+  for (const auto& c : models.closest(name)) hint += (hint.empty() ? " (did you mean " : ", ") + c;
+  throw Error(ErrorKind::Usage, str("stage ", stage, ": model '", name, "' is not in the catalog", hint.empty() ? "" : hint + "?)",
+                                    "; give a model file or arch=NAME:scale=N"));
+}
+
+const std::string* option(const PipelineStage& st, const char* key) {
+  auto it = st.options.find(key);
+  return it == st.options.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+// A stage whose time the planner cannot model: free here, flagged on every row.
+StageSpec unpriced(const std::string& kind, const std::string& label, double scale = 1, int frame_factor = 1) {
+  StageSpec s;
+  s.kind = kind;
+  s.model = label;
+  s.scale = scale;
+  s.frame_factor = frame_factor;
+  s.priced = false;
+  return s;
+}
+
+// A model file's detected network: its architecture's cost model, or unpriced when the planner
+// has none for it.
+StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
+  const int scale = kind == "interpolate" ? 1 : n.scale;
+  StageSpec s;
+  s.kind = kind;
+  s.model = n.label;
+  try {
+    s.cost = arch_cost(n.arch, scale, n.params);
+  } catch (const Error&) {
+    return unpriced(kind, str(n.label, " (", n.arch, ")"), scale);
+  }
+  s.params = n.params;
+  s.scale = scale;
+  return s;
+}
+
+int frame_factor(const PipelineStage& st, double fps) {
+  if (const std::string* f = option(st, "factor"); f && !option(st, "fps")) return static_cast<int>(number(st.name, "factor", *f));
+  if (const std::string* rate = option(st, "fps")) {
+    if (!(fps > 0)) throw Error(ErrorKind::Usage, "stage interpolate: the input has no known frame rate; give factor=N");
+    const size_t slash = rate->find('/');
+    const double r = slash == std::string::npos ? number(st.name, "fps", *rate)
+                                                : number(st.name, "fps", rate->substr(0, slash)) /
+                                                      number(st.name, "fps", rate->substr(slash + 1));
+    return std::max(1, static_cast<int>(std::ceil(r / fps - 1e-6)));
+  }
+  return 2;
+}
+
+StageSpec denoise_stage(const PipelineStage& st, const library::Catalog& models) {
+  const std::string method = option(st, "method") ? *option(st, "method") : "waifu2x";
+  const double strength = option(st, "strength") ? number(st.name, "strength", *option(st, "strength"))
+                          : option(st, "level")  ? std::stod(*option(st, "level"))
+                                                 : 2;
+  const double scale = option(st, "scale") ? number(st.name, "scale", *option(st, "scale")) : 1;
+  if (method == "hqdn3d" || method == "nlmeans") return unpriced("denoise", str("denoise (", method, ")"));
+  const std::string arch = option(st, "arch") ? *option(st, "arch") : method == "waifu2x" ? "cunet" : "";
+  const int native = library::denoise_native_scale(method, arch, scale);
+  // A blend of two levels runs both networks; the dearer (higher) one is what is priced twice.
+  const int level = static_cast<int>(std::ceil(strength));
+  StageSpec s = stage_for_model(catalog_model(st.name, library::denoise_model_name(method, arch, native, level), models));
+  s.kind = "denoise";
+  if (std::floor(strength) != std::ceil(strength)) s.cost.macs_per_px *= 2;
+  s.scale = scale;
+  return s;
+}
+
+}  // namespace
+
+std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, const library::Catalog& models,
+                                   const InputShape& input) {
+  std::vector<StageSpec> out;
+  double w = input.width, h = input.height;
+  for (const PipelineStage& st : stages) {
     StageSpec s;
-    if (name == "resize") {
+    if (st.name == "resize") {
       s.kind = "resize";
       s.model = "resize";
-      s.scale = kv.count("scale") ? number(name, "scale", kv["scale"]) : 1;
-    } else if (name == "upscale" || name == "denoise" || name == "interpolate") {
-      if (kv.count("model")) {
-        const library::CatalogModel* m = models.find(kv["model"]);
-        if (!m) {
-          std::string hint;
-          for (const auto& c : models.closest(kv["model"])) hint += (hint.empty() ? " (did you mean " : ", ") + c;
-          throw Error(ErrorKind::Usage, str("stage ", name, ": model '", kv["model"], "' is not in the catalog",
-                                            hint.empty() ? "" : hint + "?)", "; describe it with arch=NAME:scale=N"));
-        }
-        s = stage_for_model(*m);
-      } else if (kv.count("arch")) {
-        ArchParams params;
-        for (const auto& [k, v] : kv)
-          if (k != "arch" && k != "scale" && k != "factor" && k != "fps") params[k] = number(name, k, v);
-        const int scale = kv.count("scale") ? static_cast<int>(number(name, "scale", kv["scale"])) : 1;
-        s.kind = name;
-        s.model = str("arch=", kv["arch"]);
-        s.cost = arch_cost(kv["arch"], scale, params);
-        s.params = params;
-        s.scale = name == "interpolate" ? 1 : scale;
-      } else if (name == "interpolate") {
-        const library::CatalogModel* m = models.find("rife-v4.6");
-        s = m ? stage_for_model(*m) : StageSpec{"interpolate", "rife-v4.6", arch_cost("rife", 1), 1, 1};
+      if (const std::string* f = option(st, "scale")) {
+        s.scale = number(st.name, "scale", *f);
+      } else if (option(st, "w") && w > 0) {
+        s.scale = number(st.name, "w", *option(st, "w")) / w;
+      } else if (option(st, "h") && h > 0) {
+        s.scale = number(st.name, "h", *option(st, "h")) / h;
+      }
+    } else if (st.name == "denoise" && !option(st, "model") && !st.network) {
+      s = denoise_stage(st, models);
+    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate") {
+      if (st.network) {
+        s = stage_for_network(st.name, *st.network);
       } else {
-        throw Error(ErrorKind::Usage, str("stage ", name, ": give model=NAME (framelift models list) or arch=NAME:scale=N"));
+        const std::string name = option(st, "model") ? *option(st, "model") : st.name == "interpolate" ? "rife-v4.6" : "";
+        if (name.empty()) throw Error(ErrorKind::Usage, str("stage ", st.name, ": give model=NAME or a model file"));
+        s = stage_for_model(catalog_model(st.name, name, models));
       }
-      if (name == "upscale" && kv.count("scale")) s.scale = number(name, "scale", kv["scale"]);
-      if (s.kind == "interpolate") {
-        if (kv.count("factor")) {
-          s.frame_factor = static_cast<int>(number(name, "factor", kv["factor"]));
-        } else if (kv.count("fps")) {
-          if (!(fps > 0)) throw Error(ErrorKind::Usage, "stage interpolate: the input has no known frame rate; give factor=N");
-          s.frame_factor = std::max(1, static_cast<int>(std::ceil(number(name, "fps", kv["fps"]) / fps - 1e-6)));
-        } else {
-          s.frame_factor = 2;
-        }
-      }
+      if (st.name == "upscale" && option(st, "scale")) s.scale = number(st.name, "scale", *option(st, "scale"));
+      if (s.kind == "interpolate") s.frame_factor = frame_factor(st, input.fps);
+    } else if (st.name == "deinterlace") {
+      const bool fields = option(st, "mode") && *option(st, "mode") == "field";
+      s = unpriced("deinterlace", "deinterlace", 1, fields ? 2 : 1);
+    } else if (st.name == "filter") {
+      s = unpriced("filter", str("filter (", option(st, "graph") ? *option(st, "graph") : "", ")"));
+    } else if (st.name == "model") {
+      const std::string* file = option(st, "file");
+      s = unpriced("model", str("model (", file ? *file : "", ")"),
+                   option(st, "scale") ? number(st.name, "scale", *option(st, "scale")) : 1);
     } else {
-      throw Error(ErrorKind::Usage, str("stage ", name, ": the planner has no cost model for it (upscale, denoise, interpolate, resize)"));
+      throw Error(ErrorKind::Usage, str("stage ", st.name, ": unknown to the planner"));
     }
-    stages.push_back(std::move(s));
+    w *= s.scale;
+    h *= s.scale;
+    out.push_back(std::move(s));
   }
-  if (stages.empty()) throw Error(ErrorKind::Usage, "--pipeline: no stages");
-  return stages;
+  if (out.empty()) throw Error(ErrorKind::Usage, "--pipeline: no stages");
+  return out;
 }
 
 }  // namespace framelift::plan

@@ -1,7 +1,14 @@
 #pragma once
-// Turns a --pipeline string ("upscale:model=NAME,interpolate:factor=2") into the planner's
-// stages: catalog models (data/models.json) resolve to their architecture and parameters;
-// "upscale:arch=rrdbnet:scale=4:nb=23" describes a model by hand (a .pth the catalog lacks).
+// The planner's stages from a pipeline as `run` takes it. The text is parsed by the one parser
+// (pipeline::parse_pipeline, with each stage's schema defaults filled in and a model file's
+// architecture detected by the same registry `run` uses: src/cli/plan_pipeline.h); here each
+// stage becomes the network it runs: catalog models resolve to their architecture and
+// parameters (data/models.json), denoise levels to the family's model for that level, a
+// detected model file to its architecture's cost model. Stages
+// without one (filter graphs, deinterlacing, TorchScript modules, an architecture the planner
+// cannot count) are kept as unpriced ("needs a profile"), never refused.
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,8 +17,30 @@
 
 namespace framelift::plan {
 
-// `fps`: the input's rate, for interpolate:fps=F. Throws Error(Usage, "stage NAME: ...").
-std::vector<StageSpec> parse_pipeline(const std::string& pipeline, const library::Catalog& models, double fps);
+// A model file's network, detected by the architecture registry from its keys and shapes.
+struct DetectedNetwork {
+  std::string arch;   // "srvgg_compact", "rrdbnet", ...
+  int scale = 1;      // the network's own scale
+  ArchParams params;  // its hyperparameters ("num_feat", "nb", ...)
+  std::string label;  // for display: the file's name
+};
+
+// One stage as the pipeline parser gives it, plus the detected network when model= is a file.
+struct PipelineStage {
+  std::string name;
+  std::map<std::string, std::string> options;
+  std::optional<DetectedNetwork> network;
+};
+
+struct InputShape {
+  int width = 0, height = 0;
+  double fps = 0;  // for interpolate:fps=F
+};
+
+// Throws Error(Usage, "stage NAME: ...") for a catalog name that does not exist or a value the
+// planner cannot read.
+std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, const library::Catalog& models,
+                                   const InputShape& input);
 
 // The planner's stage for one catalog model (architecture parameters the catalog does not list
 // are filled in per model: docs/planner.md).

@@ -68,12 +68,12 @@ MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Cali
   const double bytes = d.cpu || job.precision == "fp32" ? 4 : 2;
   double weights = 0;
   for (const auto& s : job.stages)
-    if (s.kind != "resize") weights += s.cost.params * bytes;
+    if (s.runs_network()) weights += s.cost.params * bytes;
   const double fixed = (d.cpu ? 0.5e9 : (kContextGb + kWorkspaceGb) * 1e9) + weights;
   const double total = d.memory_gb * 1e9;
   double w = job.width, h = job.height, worst = 0;
   for (const auto& s : job.stages) {
-    if (s.kind == "resize") {
+    if (!s.runs_network()) {
       w *= s.scale;
       h *= s.scale;
       continue;
@@ -161,9 +161,11 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
   const double bytes = precision == "fp32" ? 4 : 2;
   double w = job.width, h = job.height, mult = 1;
   for (const auto& s : job.stages) {
-    if (s.kind == "resize") {
+    if (!s.priced) e.warnings.push_back(str(s.model, ": no cost model, counted as free (needs a profile: framelift profile)"));
+    if (!s.runs_network()) {
       w *= s.scale;
       h *= s.scale;
+      mult *= s.frame_factor;  // deinterlacing to fields doubles the frames later stages see
       continue;
     }
     const TiledPixels tiles = tiled_input_pixels(w, h, s.cost.tiled ? mem.tile : 0, s.cost.tile_overlap, s.cost.size_multiple);
@@ -256,7 +258,7 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
       plan.rows.push_back(std::move(r));
       continue;
     }
-    r.compute_s = options.startup_s + frames_out / r.est.fps;
+    r.compute_s = (offer.provider == kLocalProvider ? 0.0 : options.startup_s) + frames_out / r.est.fps;
     r.transfer_s = (job.input_bytes + plan.output_bytes) * 8 / (p->network_gbps * 1e9);
     r.time_s = r.compute_s + r.transfer_s;
     r.egress_cost = plan.output_bytes / 1e9 * p->egress_per_gb;

@@ -14,6 +14,9 @@
 
 namespace framelift::plan {
 
+// The provider id of `plan --local`: this machine, already running, so no start-up time.
+inline constexpr const char* kLocalProvider = "local";
+
 struct PlanOptions {
   double deadline_s = 0;                        // 0: none
   double budget = 0;                            // USD; 0: none
@@ -21,6 +24,7 @@ struct PlanOptions {
   double memory_margin = 0.2;                   // fraction of device memory kept free
   std::optional<double> interruption_rate;      // per hour; default: the provider's assumed rate
   double startup_s = 90;                        // machine ready to first frame: model load, warm-up
+                                                // (none for kLocalProvider: this machine is ready)
   double restart_s = 180;                       // after a spot reclaim: new machine, resume
   std::vector<std::string> only_gpus;           // empty: every device
 };

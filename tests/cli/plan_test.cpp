@@ -75,6 +75,48 @@ TEST(PlanCommand, PageRendersInHeadlessChromium) {
   EXPECT_GT(dark, 5000); // headings, axes, the table's text
 }
 
+// `plan` takes every pipeline `run` takes (the README's own among them), reading it with the same
+// parser and schemas: denoise levels, filter graphs, deinterlacing, model files. What has no
+// cost model is planned and flagged, never refused; what `run` refuses, plan refuses alike.
+TEST(PlanCommand, TakesEveryPipelineRunTakes) {
+  const std::string aniscale = (npm_package("waifu2x") / "models" / "2x-AniScale.pth").string();
+  for (const std::string& pipeline :
+       {std::string("denoise:level=3,upscale,interpolate:fps=60"),
+        std::string("filter:graph='hqdn3d=4,unsharp',upscale:model=realesr-animevideov3-x2"),
+        std::string("deinterlace:mode=field,denoise:level=1,upscale"), "upscale:model=" + aniscale,
+        std::string("model:file=inpaint.pt:box=600,40,180,60")}) {
+    auto r = framelift("--log-level warn plan -i " + shell_quote(media("real_megamind.mkv")) + " --json --pipeline \"" +
+                       pipeline + "\"");
+    ASSERT_EQ(r.exit_code, 0) << pipeline << "\n" << r.output;
+    const auto plan = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    EXPECT_GT(plan["rows"].size(), 10u) << pipeline;
+    const bool unpriced = pipeline.find("filter") != std::string::npos || pipeline.find("deinterlace") != std::string::npos ||
+                          pipeline.find("model:") == 0;
+    bool flagged = false;
+    for (const auto& w : plan["rows"][0]["warnings"]) flagged |= w.get<std::string>().find("needs a profile") != std::string::npos;
+    EXPECT_EQ(flagged, unpriced) << pipeline << ": " << plan["rows"][0].dump();
+  }
+  auto bad = framelift("plan -i " + shell_quote(media("real_megamind.mkv")) + " --pipeline resize:scale=nan");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("stage resize: scale=nan is not allowed"), std::string::npos) << bad.output;
+}
+
+// --local is this machine, already up: its time is the frames' alone, no cloud start-up.
+TEST(PlanCommand, LocalAddsNoStartupTime) {
+  auto r = framelift("--log-level warn plan -i " + shell_quote(media("real_megamind.mkv")) +
+                     " --pipeline resize:scale=0.5 --local --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto plan = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  bool found = false;
+  for (const auto& row : plan["rows"]) {
+    if (row["provider"] != "local") continue;
+    found = true;
+    const double frames = plan["job"]["out_frames"].get<double>(), fps = row["fps"].get<double>();
+    EXPECT_NEAR(row["time_s"].get<double>(), frames / fps + row["transfer_s"].get<double>(), 1e-6) << row.dump();
+  }
+  EXPECT_TRUE(found) << r.output;
+}
+
 TEST(PlanCommand, MissingInputIsAClearError) {
   auto r = framelift("plan -i " + shell_quote(temp_dir("plan-missing") / "nope.mkv"));
   EXPECT_EQ(r.exit_code, 3) << r.output;

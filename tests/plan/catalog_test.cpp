@@ -87,20 +87,43 @@ TEST(Calibration, AManifestRunMakesThePlannerPredictItsTime) {
 
 TEST(PipelineSpec, CatalogModelsResolveToTheirNetworks) {
   const auto models = framelift::library::Catalog::load_default();
-  auto stages = parse_pipeline("upscale:model=realesr-animevideov3-x2,interpolate:fps=60", models, 24);
+  const InputShape in{1920, 1080, 24};
+  auto stages = plan_stages({{"upscale", {{"model", "realesr-animevideov3-x2"}}, {}}, {"interpolate", {{"fps", "60"}}, {}}},
+                            models, in);
   ASSERT_EQ(stages.size(), 2u);
   EXPECT_EQ(stages[0].cost.arch, "srvgg_compact");
   EXPECT_EQ(stages[0].cost.scale, 4);  // the ncnn x2 runs the x4 network
   EXPECT_EQ(stages[0].scale, 2);
   EXPECT_EQ(stages[1].cost.arch, "rife");
   EXPECT_EQ(stages[1].frame_factor, 3);
-  stages = parse_pipeline("upscale:arch=rrdbnet:scale=4:nb=6,resize:scale=0.5", models, 24);
-  EXPECT_EQ(stages[0].cost.macs_per_px, arch_cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
-  EXPECT_EQ(stages[1].scale, 0.5);
-  EXPECT_EQ(parse_pipeline("upscale:model=realesrgan-x4plus-anime", models, 24)[0].cost.macs_per_px,
+  EXPECT_EQ(plan_stages({{"upscale", {{"model", "realesrgan-x4plus-anime"}}, {}}}, models, in)[0].cost.macs_per_px,
             arch_cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
-  EXPECT_THROW(parse_pipeline("upscale:model=realesrgan-x4plsu", models, 24), framelift::Error);
-  EXPECT_THROW(parse_pipeline("sharpen:amount=2", models, 24), framelift::Error);
+  EXPECT_EQ(plan_stages({{"resize", {{"w", "960"}}, {}}}, models, in)[0].scale, 0.5);
+  EXPECT_THROW(plan_stages({{"upscale", {{"model", "realesrgan-x4plsu"}}, {}}}, models, in), framelift::Error);
+}
+
+// What `run` takes, the planner takes: denoise levels become the family's model, a detected
+// model file its architecture, and stages without a cost model are kept and flagged.
+TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
+  const auto models = framelift::library::Catalog::load_default();
+  const InputShape in{1280, 720, 25};
+  const auto denoise = plan_stages({{"denoise", {{"level", "3"}, {"method", "waifu2x"}, {"scale", "1"}}, {}}}, models, in);
+  EXPECT_EQ(denoise[0].model, "waifu2x-cunet-noise3");
+  EXPECT_TRUE(denoise[0].priced);
+  EXPECT_EQ(denoise[0].cost.arch, "waifu2x_cunet");
+  DetectedNetwork rrdb{"rrdbnet", 4, {{"nb", 23}}, "4x_custom.pth"};
+  const auto file = plan_stages({{"upscale", {{"model", "/m/4x_custom.pth"}}, rrdb}}, models, in);
+  EXPECT_EQ(file[0].model, "4x_custom.pth");
+  EXPECT_EQ(file[0].cost.macs_per_px, arch_cost("rrdbnet", 4, {{"nb", 23}}).macs_per_px);
+  EXPECT_EQ(file[0].scale, 4);
+  const auto free = plan_stages({{"filter", {{"graph", "hqdn3d=4,unsharp"}}, {}},
+                                 {"deinterlace", {{"mode", "field"}}, {}},
+                                 {"model", {{"file", "inpaint.pt"}}, {}},
+                                 {"upscale", {{"model", "/m/x.param"}}, DetectedNetwork{"unknown", 1, {}, "x.param"}}},
+                                models, in);
+  ASSERT_EQ(free.size(), 4u);
+  for (const auto& s : free) EXPECT_FALSE(s.priced) << s.model;
+  EXPECT_EQ(free[1].frame_factor, 2);  // fields become frames
 }
 
 TEST(PipelineSpec, EveryCatalogModelHasACostModel) {

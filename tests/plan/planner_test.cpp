@@ -90,6 +90,46 @@ TEST(Planner, TimeIsFramesOverFpsPlusStartupAndTransfer) {
   EXPECT_NEAR(r.cost, (r.compute_s + r.transfer_s) / 3600 * 1.0, 1e-9);
 }
 
+// plan --local: this machine is already up, so its time is the frames' alone (a 13.6 s job was
+// predicted at 1m43s with a cloud machine's 90 s start-up added).
+TEST(Planner, LocalMachineHasNoStartupTime) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider(kLocalProvider), provider("cloud")}},
+                     {"offers", {offer(kLocalProvider, "g", 0.0), offer("cloud", "g", 1.0)}}};
+  const Job j = job_1080p({upscale("srvgg_compact", 2)});
+  const Plan plan = make_plan(j, catalog(doc), PlanOptions(), Calibration());
+  const auto& local = row(plan, "g", kLocalProvider);
+  const auto& cloud = row(plan, "g", "cloud");
+  EXPECT_NEAR(local.compute_s, j.out_frames() / local.est.fps, 1e-6);
+  EXPECT_NEAR(cloud.compute_s - local.compute_s, PlanOptions().startup_s, 1e-6);
+}
+
+// A stage without a cost model (a filter graph) is counted as free and flagged, never refused;
+// fields from deinterlacing double the frames the next network runs on.
+TEST(Planner, UnpricedStagesAreFlaggedAndFieldsDoubleTheWork) {
+  nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider("p")}}, {"offers", {offer("p", "g", 1.0)}}};
+  const Job base = job_1080p({upscale("srvgg_compact", 2)});
+  StageSpec filter;
+  filter.kind = "filter";
+  filter.model = "filter (hqdn3d=4)";
+  filter.priced = false;
+  Job with_filter = base;
+  with_filter.stages.insert(with_filter.stages.begin(), filter);
+  const Plan a = make_plan(base, catalog(doc), PlanOptions(), Calibration());
+  const Plan b = make_plan(with_filter, catalog(doc), PlanOptions(), Calibration());
+  EXPECT_NEAR(b.rows.at(0).est.gpu_s_per_frame, a.rows.at(0).est.gpu_s_per_frame, 1e-12);
+  bool flagged = false;
+  for (const auto& w : b.rows.at(0).est.warnings) flagged |= w.find("filter (hqdn3d=4): no cost model") != std::string::npos;
+  EXPECT_TRUE(flagged);
+  StageSpec fields = filter;
+  fields.kind = "deinterlace";
+  fields.frame_factor = 2;
+  Job with_fields = base;
+  with_fields.stages.insert(with_fields.stages.begin(), fields);
+  const Plan c = make_plan(with_fields, catalog(doc), PlanOptions(), Calibration());
+  EXPECT_NEAR(c.rows.at(0).est.gpu_s_per_frame, 2 * a.rows.at(0).est.gpu_s_per_frame, 1e-9);
+  EXPECT_EQ(with_fields.out_frames(), 2 * base.out_frames());
+}
+
 TEST(Planner, SpotAddsExpectedReworkThatGrowsWithTheRate) {
   nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider("p")}}, {"offers", {offer("p", "g", 1.0, 0.5)}}};
   const Job j = job_1080p({upscale("rrdbnet", 4)});

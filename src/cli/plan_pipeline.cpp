@@ -1,0 +1,77 @@
+#include "cli/plan_pipeline.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "library/catalog.h"
+#include "models/architecture_registry.h"
+#include "pipeline/option_schema.h"
+#include "pipeline/stage_registry.h"
+#include "pipeline/stage_spec.h"
+#include "util/error.h"
+#include "util/str.h"
+#include "weights/load_weights.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::cli {
+namespace {
+
+const pipeline::StageInfo& stage_info(const std::string& name) {
+  for (const pipeline::StageInfo& s : pipeline::registered_stages())
+    if (s.name == name) return s;
+  std::string names;
+  for (const pipeline::StageInfo& s : pipeline::registered_stages()) names += (names.empty() ? "" : ", ") + s.name;
+  throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", name, "' (stages: ", names, ")"));
+}
+
+// The network in a weight file, as `run` would detect it; an architecture the registry does not
+// know (an ncnn graph, say) is kept by name, unpriced.
+plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& file) {
+  plan::DetectedNetwork n;
+  n.label = file.filename().string();
+  if (stage == "interpolate") {
+    n.arch = "rife";
+    return n;
+  }
+  try {
+    const auto d = models::detect(weights::load_weights(file), file.string());
+    if (!d) {
+      n.arch = "unknown";
+      return n;
+    }
+    n.arch = d->arch;
+    n.scale = d->scale;
+    for (const auto& [k, v] : d->params) {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (!v.empty() && *end == '\0') n.params[k] = x;
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;
+    n.arch = "unknown";
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<plan::StageSpec> plan_stages_for(const std::string& text, const plan::InputShape& input) {
+  const library::Catalog catalog = library::Catalog::load_default();
+  std::vector<plan::PipelineStage> stages;
+  for (const pipeline::StageSpec& spec : pipeline::parse_pipeline(text)) {
+    const pipeline::StageInfo& info = stage_info(spec.name);
+    pipeline::validate_options(spec.name, info.options, spec.options);
+    plan::PipelineStage st{spec.name, spec.options.values(), {}};
+    for (const pipeline::OptionSpec& o : info.options)
+      if (!o.default_value.empty() && !st.options.count(o.name)) st.options[o.name] = o.default_value;
+    if (auto it = st.options.find("model"); it != st.options.end() && !catalog.find(it->second)) {
+      std::error_code ec;
+      if (fs::is_regular_file(it->second, ec)) st.network = detect_network(spec.name, it->second);
+    }
+    stages.push_back(std::move(st));
+  }
+  return plan::plan_stages(stages, catalog, input);
+}
+
+}  // namespace framelift::cli
