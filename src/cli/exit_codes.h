@@ -1,23 +1,13 @@
 #pragma once
-// Exit codes of the framelift CLI, one per class of failure so scripts can react.
+// Exit codes of the framelift CLI, one per class of failure so scripts can react. The mapping is
+// the library's (framelift::exit_code in include/framelift/error.h): decided in one place.
 #include "util/error.h"
 
 namespace framelift::cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitInternal = 1;
+constexpr int kExitInternal = exit_code(ErrorKind::Internal);
 
-inline int exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::Usage: return 2;
-    case ErrorKind::Input: return 3;
-    case ErrorKind::Output: return 4;
-    case ErrorKind::Model: return 5;
-    case ErrorKind::Resource: return 6;
-    case ErrorKind::Interrupted: return 130;
-    case ErrorKind::Internal: return kExitInternal;
-  }
-  return kExitInternal;
-}
+using framelift::exit_code;
 
 }  // namespace framelift::cli

@@ -141,11 +141,13 @@ struct ClaimGuard {
 
 // What all workers of this process share.
 struct Shared {
-  Shared(const JobOptions& o, const OpenJob& j) : options(o), job(j), journal(j.dir) {}
+  Shared(const JobOptions& o, const OpenJob& j)
+      : options(o), job(j), journal(j.dir), counters(o.counters ? *o.counters : own_counters) {}
   const JobOptions& options;
   const OpenJob& job;
   jobs::Journal journal;
-  ProgressCounters counters;
+  ProgressCounters own_counters;
+  ProgressCounters& counters;
   std::atomic<int> done_now{0};
   std::atomic<int64_t> frames_in{0}, frames_out{0}, decode_errors{0};
   std::atomic<bool> failed{false};

@@ -36,6 +36,9 @@ struct JobOptions {
   // memory probe, CUDA graphs once). false: a fresh chain per segment, the reference path the
   // tests and bench/segments.sh compare with.
   bool warm_segments = true;
+  // When set, the job counts its progress here (a library caller watching it) instead of in
+  // counters of its own. Not owned; must outlive the call.
+  ProgressCounters* counters = nullptr;
 };
 
 struct JobReport {

@@ -1,0 +1,16 @@
+#pragma once
+// framelift: AI video enhancement (super-resolution, frame interpolation, denoising and
+// restoration) on libtorch and FFmpeg, as a library. Link framelift::framelift (CMake:
+// find_package(framelift)) or `pkg-config --cflags --libs framelift`; these headers include
+// neither libtorch nor FFmpeg headers.
+//
+//   framelift/pipeline.h  a chain of stages fed frames from memory
+//   framelift/run.h       a file to a file, as a resumable job, with progress and cancel
+//   framelift/frame.h     frames in memory
+//   framelift/error.h     the one error type and its exit codes
+//   framelift/version.h   the version
+#include "framelift/error.h"
+#include "framelift/frame.h"
+#include "framelift/pipeline.h"
+#include "framelift/run.h"
+#include "framelift/version.h"

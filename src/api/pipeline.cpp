@@ -1,0 +1,198 @@
+#include "framelift/pipeline.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+#include <deque>
+
+#include "media/video_format.h"
+#include "pipeline/option_schema.h"
+#include "pipeline/stage.h"
+#include "pipeline/stage_registry.h"
+#include "pipeline/stage_spec.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift {
+namespace {
+
+namespace fp = framelift::pipeline;
+
+std::string kind_name(fp::OptionType t) {
+  switch (t) {
+    case fp::OptionType::Integer: return "integer";
+    case fp::OptionType::Number: return "number";
+    case fp::OptionType::Flag: return "flag";
+    case fp::OptionType::Choice: return "choice";
+    case fp::OptionType::Rate: return "rate";
+    case fp::OptionType::Size: return "size";
+    case fp::OptionType::Text: return "text";
+  }
+  return "text";
+}
+
+AVFieldOrder av_field_order(FieldOrder o) {
+  switch (o) {
+    case FieldOrder::Progressive: return AV_FIELD_PROGRESSIVE;
+    case FieldOrder::TopFirst: return AV_FIELD_TT;
+    case FieldOrder::BottomFirst: return AV_FIELD_BB;
+    case FieldOrder::Unknown: break;
+  }
+  return AV_FIELD_UNKNOWN;
+}
+
+FieldOrder field_order_of(AVFieldOrder o) {
+  switch (o) {
+    case AV_FIELD_PROGRESSIVE: return FieldOrder::Progressive;
+    case AV_FIELD_TT: case AV_FIELD_TB: return FieldOrder::TopFirst;
+    case AV_FIELD_BB: case AV_FIELD_BT: return FieldOrder::BottomFirst;
+    default: return FieldOrder::Unknown;
+  }
+}
+
+// Frames in memory are RGB: the stages see what the runner gives them after its conversion.
+media::VideoFormat format_of(const VideoShape& s) {
+  if (s.width <= 0 || s.height <= 0) throw Error(ErrorKind::Usage, str("Pipeline::configure: size ", s.width, "x", s.height));
+  if (s.time_base_num <= 0 || s.time_base_den <= 0)
+    throw Error(ErrorKind::Usage, str("Pipeline::configure: time base ", s.time_base_num, "/", s.time_base_den));
+  media::VideoFormat f;
+  f.width = s.width;
+  f.height = s.height;
+  f.pix_fmt = AV_PIX_FMT_RGB24;
+  f.time_base = {s.time_base_num, s.time_base_den};
+  f.frame_rate = {s.frame_rate_num, s.frame_rate_den > 0 ? s.frame_rate_den : 1};
+  f.start_pts = s.start_pts;
+  f.field_order = av_field_order(s.field_order);
+  f.range = AVCOL_RANGE_JPEG;
+  return f;
+}
+
+VideoShape shape_of(const media::VideoFormat& f) {
+  VideoShape s;
+  s.width = f.width;
+  s.height = f.height;
+  s.frame_rate_num = f.frame_rate.num;
+  s.frame_rate_den = f.frame_rate.den;
+  s.time_base_num = f.time_base.num;
+  s.time_base_den = f.time_base.den;
+  s.start_pts = f.start_pts == AV_NOPTS_VALUE ? 0 : f.start_pts;
+  s.field_order = field_order_of(f.field_order);
+  return s;
+}
+
+std::vector<fp::StageSpec> internal_specs(const std::vector<StageSpec>& stages) {
+  std::vector<fp::StageSpec> specs;
+  for (const StageSpec& s : stages) specs.push_back({s.name, fp::StageOptions(s.name, s.options)});
+  return specs;
+}
+
+}  // namespace
+
+std::vector<StageSpec> parse_pipeline(const std::string& text) {
+  std::vector<StageSpec> out;
+  for (const fp::StageSpec& s : fp::parse_pipeline(text)) out.push_back({s.name, s.options.values()});
+  return out;
+}
+
+std::vector<StageInfo> list_stages() {
+  std::vector<StageInfo> out;
+  for (const fp::StageInfo& s : fp::registered_stages()) {
+    StageInfo info{s.name, s.summary, {}};
+    for (const fp::OptionSpec& o : s.options) {
+      // The schema's own one-option description, less the name: "N (1 <= N <= 16; ...)".
+      const std::string described = fp::describe_options({o});
+      info.options.push_back({o.name, kind_name(o.type), o.default_value, described.substr(o.name.size() + 1), o.help});
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+struct Pipeline::Impl {
+  std::vector<StageSpec> specs;
+  std::vector<std::unique_ptr<fp::Stage>> stages;
+  std::vector<fp::Stage::Emit> emit;  // emit[i] feeds stage i; emit[n] collects the output
+  std::deque<Frame> ready;
+  media::VideoFormat in, out;
+  bool configured = false;
+
+  void wire() {
+    emit.assign(stages.size() + 1, {});
+    emit[stages.size()] = [this](fp::Frame f) {
+      at::Tensor rgb = f.image.to(at::kCPU, at::kFloat).contiguous();
+      Frame g{int(rgb.size(2)), int(rgb.size(1)), f.pts, std::vector<float>(size_t(rgb.numel()))};
+      std::memcpy(g.rgb.data(), rgb.data_ptr<float>(), g.rgb.size() * sizeof(float));
+      ready.push_back(std::move(g));
+    };
+    for (size_t i = stages.size(); i-- > 0;)
+      emit[i] = [this, i](fp::Frame f) {
+        if (stages[i]->device().is_cpu() && !f.image.is_cpu()) f.image = f.image.to(at::kCPU);
+        stages[i]->push(std::move(f), emit[i + 1]);
+      };
+  }
+};
+
+Pipeline::Pipeline(const std::string& text, const std::map<std::string, std::string>& defaults)
+    : Pipeline(framelift::parse_pipeline(text), defaults) {}
+
+Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->specs = stages;
+  for (fp::StageSpec& spec : internal_specs(stages)) {
+    spec.options.set_defaults(defaults);
+    impl_->stages.push_back(fp::make_stage(spec));
+  }
+  impl_->wire();
+}
+
+Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+
+VideoShape Pipeline::configure(const VideoShape& input) {
+  if (impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
+  impl_->in = format_of(input);
+  media::VideoFormat f = impl_->in;
+  for (auto& stage : impl_->stages) f = stage->configure(f);
+  impl_->out = f;
+  impl_->configured = true;
+  return shape_of(f);
+}
+
+void Pipeline::send(Frame frame) {
+  if (!impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::send: configure() first");
+  const media::VideoFormat& in = impl_->in;
+  if (frame.width != in.width || frame.height != in.height || frame.rgb.size() != size_t(3) * in.width * in.height)
+    throw Error(ErrorKind::Input, str("Pipeline::send: a ", frame.width, "x", frame.height, " frame with ", frame.rgb.size(),
+                                      " values; the pipeline was configured for ", in.width, "x", in.height));
+  at::Tensor image = at::from_blob(frame.rgb.data(), {3, frame.height, frame.width}, at::kFloat).clone();
+  impl_->emit[0](fp::Frame{image, frame.pts});
+}
+
+std::optional<Frame> Pipeline::receive() {
+  if (impl_->ready.empty()) return std::nullopt;
+  Frame f = std::move(impl_->ready.front());
+  impl_->ready.pop_front();
+  return f;
+}
+
+void Pipeline::flush() {
+  if (!impl_->configured) return;
+  for (size_t i = 0; i < impl_->stages.size(); ++i) impl_->stages[i]->flush(impl_->emit[i + 1]);
+}
+
+void Pipeline::reset() {
+  for (auto& stage : impl_->stages) stage->reset();
+  impl_->ready.clear();
+  impl_->configured = false;
+}
+
+std::vector<StageReport> Pipeline::stages() const {
+  std::vector<StageReport> out;
+  for (size_t i = 0; i < impl_->stages.size(); ++i)
+    out.push_back({impl_->stages[i]->name(), impl_->specs[i].options, impl_->stages[i]->context_frames(),
+                   impl_->stages[i]->device().str()});
+  return out;
+}
+
+}  // namespace framelift

