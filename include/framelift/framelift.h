@@ -6,11 +6,13 @@
 //
 //   framelift/pipeline.h  a chain of stages fed frames from memory
 //   framelift/run.h       a file to a file, as a resumable job, with progress and cancel
+//   framelift/plan.h      which GPU and provider fit a job: memory, time, cost
 //   framelift/frame.h     frames in memory
 //   framelift/error.h     the one error type and its exit codes
 //   framelift/version.h   the version
 #include "framelift/error.h"
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"
+#include "framelift/plan.h"
 #include "framelift/run.h"
 #include "framelift/version.h"

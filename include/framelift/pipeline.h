@@ -70,6 +70,13 @@ struct StageReport {
   std::map<std::string, std::string> options;  // as given (defaults not filled in)
   int context_frames = 0;  // neighbours it needs on each side of a stretch to match one pass
   std::string device;      // "cpu", "cuda:0"
+  // The planner's cost model of the network the stage runs (what `framelift plan` prices);
+  // priced false for stages without one (a filter graph, deinterlacing, a TorchScript module)
+  // and for resize. Per input pixel of one network call; RIFE: per new frame.
+  bool priced = false;
+  double flops_per_pixel = 0;
+  double activation_bytes_per_pixel = 0;  // live activations at the worst point, in fp32
+  double parameters = 0;                  // weights and biases
 };
 
 class Pipeline {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 
+#include "api/plan_pipeline.h"
 #include "media/video_format.h"
 #include "pipeline/option_schema.h"
 #include "pipeline/stage.h"
@@ -188,10 +189,26 @@ void Pipeline::reset() {
 }
 
 std::vector<StageReport> Pipeline::stages() const {
+  // The planner's view of the same stages; without an input rate an interpolate:fps= stage has
+  // no frame factor, which the cost per call does not need.
+  std::vector<plan::StageSpec> costs;
+  try {
+    costs = api::plan_stages_for(internal_specs(impl_->specs), {0, 0, 25});
+  } catch (const Error&) {
+    costs.clear();  // a catalog entry the planner cannot read: report no costs rather than fail
+  }
   std::vector<StageReport> out;
-  for (size_t i = 0; i < impl_->stages.size(); ++i)
-    out.push_back({impl_->stages[i]->name(), impl_->specs[i].options, impl_->stages[i]->context_frames(),
-                   impl_->stages[i]->device().str()});
+  for (size_t i = 0; i < impl_->stages.size(); ++i) {
+    StageReport r{impl_->stages[i]->name(), impl_->specs[i].options, impl_->stages[i]->context_frames(),
+                  impl_->stages[i]->device().str()};
+    if (i < costs.size() && costs[i].runs_network()) {
+      r.priced = true;
+      r.flops_per_pixel = costs[i].cost.flops_per_px();
+      r.activation_bytes_per_pixel = costs[i].cost.peak_elems_per_px * 4;
+      r.parameters = costs[i].cost.params;
+    }
+    out.push_back(std::move(r));
+  }
   return out;
 }
 

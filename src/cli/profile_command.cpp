@@ -15,7 +15,7 @@ extern "C" {
 }
 
 #include "cli/commands.h"
-#include "cli/plan_pipeline.h"
+#include "api/plan_pipeline.h"
 #include "cli/inference_options.h"
 #include "infer/device.h"
 #include "library/catalog.h"
@@ -64,7 +64,7 @@ std::vector<std::optional<plan::StageSpec>> planner_stages(const pipeline::Profi
   std::vector<std::optional<plan::StageSpec>> out(r.stages.size());
   std::vector<plan::StageSpec> specs;
   try {
-    specs = plan_stages_for(text, {0, 0, fps});
+    specs = api::plan_stages_for(text, {0, 0, fps});
   } catch (const Error& e) {
     notes.push_back(str("no calibration runs: ", e.what()));
     return out;

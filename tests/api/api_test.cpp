@@ -124,6 +124,10 @@ TEST(Api, PipelineFromMemoryMatchesTheCliAndResetRepeatsIt) {
   ASSERT_EQ(p.stages().size(), 2u);
   EXPECT_EQ(p.stages()[1].name, "interpolate");
   EXPECT_EQ(p.stages()[1].device, "cpu");
+  EXPECT_FALSE(p.stages()[0].priced);  // resize
+  EXPECT_TRUE(p.stages()[1].priced);   // RIFE 4.6, the planner's cost model
+  EXPECT_GT(p.stages()[1].flops_per_pixel, 1000);
+  EXPECT_GT(p.stages()[1].activation_bytes_per_pixel, 0);
   const auto first = run_all(p, frames, w, h);
   p.reset();
   const auto again = run_all(p, frames, w, h);
@@ -164,6 +168,44 @@ TEST(Api, PipelineFromMemoryMatchesTheCliAndResetRepeatsIt) {
       differing += d != 0;
     }
     EXPECT_EQ(differing, 0) << "frame " << i << ": " << differing << " samples differ, by up to " << max_diff;
+  }
+}
+
+// The planner through the API, on the pipeline `run` takes: every catalog offer ranked, one
+// recommended, a filter graph flagged rather than refused, the same text the CLI prints.
+TEST(Api, PlanJobRanksOffersForThePipelineRunTakes) {
+  framelift::PlanRequest q;
+  q.input = media("real_megamind.mkv").string();
+  q.pipeline = "filter:graph='hqdn3d=4,unsharp',upscale:model=realesr-animevideov3-x2";
+  q.deadline_s = 3600;
+  const framelift::PlanResult p = framelift::plan_job(q);
+  ASSERT_GT(p.rows.size(), 10u);
+  int recommended = 0;
+  for (const auto& row : p.rows) {
+    recommended += row.recommended;
+    bool flagged = false;
+    for (const auto& w : row.warnings) flagged |= w.find("needs a profile") != std::string::npos;
+    if (row.fits != "no") {
+      EXPECT_TRUE(flagged) << row.gpu << "/" << row.provider;
+    }
+  }
+  EXPECT_EQ(recommended, 1);
+  EXPECT_NE(p.recommendation.find("Recommended"), std::string::npos) << p.recommendation;
+  EXPECT_NE(p.json.find("\"rows\""), std::string::npos);
+  EXPECT_NE(p.html.find("<svg"), std::string::npos);
+  std::string cli;
+  ASSERT_EQ(run_command(quote(framelift::test::cli_path()) + " --log-level warn plan -i " + quote(q.input) +
+                            " --deadline 1h --pipeline \"" + q.pipeline + "\"",
+                        &cli),
+            0)
+      << cli;
+  EXPECT_EQ(cli, p.text);
+  q.pipeline = "resize:scale=0";
+  try {
+    framelift::plan_job(q);
+    ADD_FAILURE() << "scale=0 planned";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage) << e.what();
   }
 }
 

@@ -125,8 +125,8 @@ TEST(BadUsage, UnknownStageOptionEncoderAndEncoderOption) {
       {"--pipeline upscale --threads 100000", "threads=100000 (from the command line) is not allowed"},
       // The command line parser's own errors: exit 2 as well (CLI11 returns 105-109 by itself).
       {"--frames 2 --frames 3", "--frames: At Most 1 required but received 2"},
-      {"--frames two", "--frames: Value two could not be converted"},
-      {"--no-such-flag", "The following arguments were not expected: --no-such-flag"},
+      {"--frames two", "Could not convert: --frames = two"},
+      {"--no-such-flag", "The following argument was not expected: --no-such-flag"},
       {"-c nosuchcodec", "unknown video encoder 'nosuchcodec'"},
       {"-c ffv1 --crf 20", "has no option 'crf'"},
   };

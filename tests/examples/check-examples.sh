@@ -27,7 +27,7 @@ if grep -rqE '#include *[<"](torch|ATen|c10|libav[a-z]*|libsw[a-z]*)/' "$prefix/
 fi
 echo "installed: $(basename "$lib") ($(readelf -d "$lib" | grep -o 'libframelift\.so\.[0-9]*' | head -n 1)), headers compile alone"
 
-for ex in upscale_file frames_from_memory; do
+for ex in upscale_file frames_from_memory plan_job; do
   cmake -S "$src/examples/$ex" -B "$work/$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/$ex.configure.log" 2>&1 ||
     { cat "$work/$ex.configure.log"; fail "$ex: configure failed"; }
   cmake --build "$work/$ex" >"$work/$ex.build.log" 2>&1 || { cat "$work/$ex.build.log"; fail "$ex: build failed"; }
@@ -61,4 +61,9 @@ in_width=$(ffprobe -v error -select_streams v:0 -show_entries stream=width -of c
 [ "$frames" = "$((in_width * 2)),6" ] || { cat "$work/upscale.log"; fail "upscale_file: got '$frames' (width,frames), want $((in_width * 2)),6"; }
 grep -q "^progress: " "$work/upscale.log" || fail "upscale_file: no progress callback"
 echo "upscale_file: 6 real frames upscaled x2 to ${in_width}x2 wide, progress reported"
+"$work/plan_job/plan_job" "$media/real_megamind.mkv" "upscale:model=realesrgan-x4plus" 3600 >"$work/plan.log" 2>&1 ||
+  { cat "$work/plan.log"; fail "plan_job failed"; }
+grep -q "Recommended" "$work/plan.log" && grep -q "<- recommended" "$work/plan.log" ||
+  { cat "$work/plan.log"; fail "plan_job: no recommendation"; }
+echo "plan_job: $(head -n 1 "$work/plan.log")"
 echo "check-examples: ok"

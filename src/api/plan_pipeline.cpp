@@ -1,4 +1,4 @@
-#include "cli/plan_pipeline.h"
+#include "api/plan_pipeline.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace framelift::cli {
+namespace framelift::api {
 namespace {
 
 const pipeline::StageInfo& stage_info(const std::string& name) {
@@ -57,9 +57,13 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
 }  // namespace
 
 std::vector<plan::StageSpec> plan_stages_for(const std::string& text, const plan::InputShape& input) {
+  return plan_stages_for(pipeline::parse_pipeline(text), input);
+}
+
+std::vector<plan::StageSpec> plan_stages_for(const std::vector<pipeline::StageSpec>& specs, const plan::InputShape& input) {
   const library::Catalog catalog = library::Catalog::load_default();
   std::vector<plan::PipelineStage> stages;
-  for (const pipeline::StageSpec& spec : pipeline::parse_pipeline(text)) {
+  for (const pipeline::StageSpec& spec : specs) {
     const pipeline::StageInfo& info = stage_info(spec.name);
     pipeline::validate_options(spec.name, info.options, spec.options);
     plan::PipelineStage st{spec.name, spec.options.values(), {}};
@@ -74,4 +78,4 @@ std::vector<plan::StageSpec> plan_stages_for(const std::string& text, const plan
   return plan::plan_stages(stages, catalog, input);
 }
 
-}  // namespace framelift::cli
+}  // namespace framelift::api

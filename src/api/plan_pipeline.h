@@ -6,11 +6,14 @@
 #include <vector>
 
 #include "plan/job.h"
+#include "pipeline/stage_spec.h"
 #include "plan/pipeline_spec.h"
 
-namespace framelift::cli {
+namespace framelift::api {
 
 // Throws Error(Usage) for a pipeline `run` would refuse.
 std::vector<plan::StageSpec> plan_stages_for(const std::string& pipeline_text, const plan::InputShape& input);
+// The same from stages already parsed (one planner stage per pipeline stage, in order).
+std::vector<plan::StageSpec> plan_stages_for(const std::vector<pipeline::StageSpec>& stages, const plan::InputShape& input);
 
-}  // namespace framelift::cli
+}  // namespace framelift::api

@@ -1,0 +1,64 @@
+#pragma once
+// Which GPU and provider fit a job, and what it will take: memory, tile, speed, time and cost on
+// demand and on spot, from a dated catalog (data/gpus.json, data/offers.json) and, when given,
+// `framelift profile` manifests that calibrate it with measured speeds. What `framelift plan`
+// prints, for programs (a job queue that wants a price before it starts, a GUI).
+//
+// The pipeline is read exactly as run() reads it: same parser, same option checks, model files
+// detected by the same registry. A stage without a cost model (a filter graph, deinterlacing, a
+// TorchScript module) is planned as free and flagged "needs a profile" on every row.
+//
+// Errors: throws framelift::Error: Usage for a bad request or pipeline, Input for an input that
+// cannot be probed, Input or Usage for a damaged catalog or calibration file (named).
+// Thread-safety: plan_job() may be called from several threads at once.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace framelift {
+
+struct PlanRequest {
+  std::string input;                                          // probed for size, frames, rate, bytes
+  std::string pipeline = "upscale:model=realesr-animevideov3-x2";
+  std::string codec = "libx264";
+  std::string preset;                                         // "": the encoder's default
+  std::string precision = "fp16";                             // on GPUs: fp16, bf16 or fp32
+  int tile = 0;                                               // 0: the largest that fits each device
+  int batch = 1;
+  double segment_seconds = 10;                                // what a spot reclaim re-does
+  double deadline_s = 0;                                      // 0: none
+  double budget = 0;                                          // USD; 0: none
+  bool spot = false;                                          // rank by spot prices
+  double memory_margin = 0.2;                                 // device memory kept free
+  std::optional<double> interruption_rate;                    // spot reclaims per hour
+  std::vector<std::string> gpus;                              // only these catalog ids; empty: all
+  std::vector<std::string> catalogs;                          // files overriding or extending the catalog
+  std::vector<std::string> calibrations;                      // `framelift profile` manifests
+  bool local = false;                                         // also price this machine's CPU
+  double local_price = 0;                                     // USD per hour for it
+};
+
+struct PlanRow {
+  std::string gpu, gpu_name, provider, instance;
+  std::string fits;          // "yes", "tight" (only without the margin) or "no"
+  bool recommended = false;
+  int tile = 0;              // 0: whole frames
+  double fps = 0, memory_gb = 0;
+  double time_s = 0, cost = 0;                   // on demand (infinite when it does not fit)
+  std::optional<double> spot_time_s, spot_cost;  // with the expected re-work after reclaims
+  bool meets_deadline = true, within_budget = true;
+  std::vector<std::string> warnings;
+};
+
+struct PlanResult {
+  std::vector<PlanRow> rows;  // ranked: fitting, meeting the deadline, cheapest first
+  std::string recommendation; // one sentence, also when nothing qualifies
+  std::vector<std::string> notes;
+  std::string text;           // the table `framelift plan` prints
+  std::string json;           // `framelift plan --json`
+  std::string html;           // `framelift plan --html`: a self-contained page
+};
+
+PlanResult plan_job(const PlanRequest& request);
+
+}  // namespace framelift
