@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "library/model_locator.h"
 #include "cli/models_actions.h"
 #include "library/catalog.h"
 #include "library/model_cache.h"
@@ -74,7 +75,7 @@ int list_models(bool installed_only, bool as_json) {
   if (!installed_only) {
     // Files on the model path are usable with -m too, without being installed.
     std::string path_names;
-    for (const std::string& n : models::available_model_names())
+    for (const std::string& n : library::available_model_names())
       if (!catalog.find(n) && !cache.find(n)) path_names += (path_names.empty() ? "" : " ") + n;
     if (!path_names.empty()) std::printf("Also found on the model path (-m NAME): %s\n", path_names.c_str());
     std::printf("Install with `framelift models install NAME`, or import your own file with `framelift models import FILE`.\n");

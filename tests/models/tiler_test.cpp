@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 
+#include "library/model_locator.h"
 #include "infer/tiler.h"
 #include "models/model_files.h"
 #include "models/arch_support.h"
@@ -17,7 +18,7 @@ at::Tensor real_frame(int w, int h) { return test::real_frame(w, h)[0]; }
 using test::psnr;
 
 TEST(Tiler, TiledEqualsUntiledOnRealFootage) {
-  if (models::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";
+  if (library::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";
   auto model = models::open_model("realesr-animevideov3-x2");
   at::InferenceMode guard;
   at::Tensor frame = real_frame(150, 110);
@@ -47,7 +48,7 @@ int64_t calls_of(models::ImageModel& model, const at::Tensor& frame, TileOptions
 }
 
 TEST(Tiler, BatchedTilesGiveTheSameFrameInFewerCalls) {
-  if (models::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";
+  if (library::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";
   auto model = models::open_model("realesr-animevideov3-x2");
   at::InferenceMode guard;
   // Two frames (a frame batch) of 200x150 in 32 px tiles with 8 px of context: 7 x 5 = 35 tiles.
