@@ -1,5 +1,5 @@
-// Upscale a video file with a catalog model, as a resumable job, printing progress; Ctrl-C style
-// cancellation after a time limit shows the cancel callback.
+// Upscale a video file with a catalog model, as a resumable job, printing progress (the
+// callback runs about four times a second on a thread of the library's).
 //   upscale_file IN OUT [MODEL] [MAX_FRAMES]
 #include <framelift/framelift.h>
 
