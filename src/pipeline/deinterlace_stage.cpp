@@ -32,14 +32,7 @@ std::string field_order_name(AVFieldOrder order) {
 class DeinterlaceStage : public GraphStage {
  public:
   explicit DeinterlaceStage(const StageOptions& o)
-      : mode_(o.get("mode", "frame")), parity_(o.get("parity", "auto")), filter_(o.get("filter", "bwdif")) {
-    if (mode_ != "frame" && mode_ != "field")
-      throw Error(ErrorKind::Usage, str("stage deinterlace: mode=", mode_, " (frame, field)"));
-    if (parity_ != "auto" && parity_ != "tff" && parity_ != "bff")
-      throw Error(ErrorKind::Usage, str("stage deinterlace: parity=", parity_, " (auto, tff, bff)"));
-    if (filter_ != "bwdif" && filter_ != "yadif")
-      throw Error(ErrorKind::Usage, str("stage deinterlace: filter=", filter_, " (bwdif, yadif)"));
-  }
+      : mode_(o.get("mode", "frame")), parity_(o.get("parity", "auto")), filter_(o.get("filter", "bwdif")) {}
 
   std::string name() const override { return "deinterlace"; }
   // bwdif and yadif read the previous and the next frame's fields.

@@ -44,17 +44,12 @@ std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
   const std::string method = o.get("method", "waifu2x");
   if (method == "hqdn3d" || method == "nlmeans") {
     const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
-    if (!(strength >= 0 && strength <= 3)) throw Error(ErrorKind::Usage, "stage denoise: level and strength go from 0 to 3");
     if (o.get_double("scale", 1) != 1) throw Error(ErrorKind::Usage, str("stage denoise: ", method, " works at scale 1 only"));
     return std::make_unique<ClassicalDenoise>(method, strength);
   }
+  // method and arch are among their schema's choices (denoise_options).
   const std::string arch = o.get("arch", method == "waifu2x" ? "cunet" : "");
-  if (method != "waifu2x" && method != "realcugan")
-    throw Error(ErrorKind::Usage, str("stage denoise: unknown method '", method, "' (waifu2x, realcugan, hqdn3d, nlmeans)"));
-  if (method == "waifu2x" && arch != "cunet" && arch != "upconv7")
-    throw Error(ErrorKind::Usage, str("stage denoise: unknown arch '", arch, "' (cunet, upconv7)"));
   const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
-  if (!(strength >= 0 && strength <= 3)) throw Error(ErrorKind::Usage, "stage denoise: level and strength go from 0 to 3");
   const double scale = o.get_double("scale", 1);
   const int native = library::denoise_native_scale(method, arch, scale);
   const int lo = int(std::floor(strength)), hi = int(std::ceil(strength));

@@ -16,7 +16,6 @@ class FilterStage : public GraphStage {
   explicit FilterStage(const StageOptions& o) : graph_(o.get("graph", "")), context_(o.get_int("context", 0)) {
     if (graph_.empty())
       throw Error(ErrorKind::Usage, "stage filter: give graph=FILTERS, e.g. filter:graph='crop=iw-8:ih-8,unsharp'");
-    if (context_ < 0) throw Error(ErrorKind::Usage, "stage filter: context must be >= 0");
   }
 
   std::string name() const override { return "filter"; }

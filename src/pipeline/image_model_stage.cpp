@@ -14,16 +14,14 @@
 namespace framelift::pipeline {
 namespace {
 
-infer::RunnerOptions runner_options(const std::string& stage, const StageOptions& o) {
+infer::RunnerOptions runner_options(const StageOptions& o) {
   infer::RunnerOptions r;
   r.target = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
   r.tiles.tile = o.get_int("tile", 0);
   r.tiles.overlap = o.get_int("tile_overlap", -1);
   r.batch = o.get_int("batch", 1);
   r.tiles.batch = o.get_int("tile_batch", 1);
-  if (r.tiles.batch < 1) throw Error(ErrorKind::Usage, str("stage ", stage, ": tile_batch must be at least 1"));
-  if (r.tiles.tile < 0) throw Error(ErrorKind::Usage, str("stage ", stage, ": tile must be 0 (automatic) or a size in pixels"));
-  if (r.batch < 1) throw Error(ErrorKind::Usage, str("stage ", stage, ": batch must be at least 1"));
+  // Ranges were checked against the stage's schema (model_run_options) before it was built.
   return r;
 }
 
@@ -33,7 +31,7 @@ ImageModelStage::ImageModelStage(std::string stage, std::string label, std::uniq
                                  const StageOptions& o, double scale)
     : stage_(std::move(stage)), label_(std::move(label)), scale_(scale) {
   if (scale_ < 0) throw Error(ErrorKind::Usage, str("stage ", stage_, ": scale must be positive"));
-  infer::RunnerOptions options = runner_options(stage_, o);
+  infer::RunnerOptions options = runner_options(o);
   if (!options.target.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
   if (o.has("max_memory")) {
     const int64_t bytes = infer::parse_byte_size(o.get("max_memory", ""));

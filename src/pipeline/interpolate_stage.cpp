@@ -76,8 +76,6 @@ class InterpolateStage : public Stage {
     if (factor_ > 0 && fps_.num > 0)
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
     if (factor_ == 0 && fps_.num == 0) factor_ = 2;
-    if (factor_ < 0 || (factor_ > 0 && factor_ != std::floor(factor_)))
-      throw Error(ErrorKind::Usage, "stage interpolate: factor must be a whole number >= 1");
     target_ = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
     if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
     infer::prepare_device(target_);

@@ -35,7 +35,6 @@ class ResizeStage : public Stage {
   explicit ResizeStage(const StageOptions& o)
       : scale_(o.get_double("scale", 0)), width_(o.get_int("w", 0)), height_(o.get_int("h", 0)),
         flags_(sws_algorithm(o.get("algo", "lanczos")) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) {
-    if (scale_ < 0 || width_ < 0 || height_ < 0) throw Error(ErrorKind::Usage, "stage resize: sizes must be positive");
     if (scale_ == 0 && width_ == 0 && height_ == 0)
       throw Error(ErrorKind::Usage, "stage resize: give scale=F, or w= and/or h=");
   }
