@@ -11,11 +11,12 @@
 namespace framelift::plan {
 namespace {
 
-double number(const std::string& stage, const std::string& key, const std::string& value) {
+// A positive number, or with zero_ok one >= 0 (denoise levels start at 0).
+double number(const std::string& stage, const std::string& key, const std::string& value, bool zero_ok = false) {
   char* end = nullptr;
   const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end || !(v > 0))
-    throw Error(ErrorKind::Usage, str("stage ", stage, ": ", key, "=", value, " is not a positive number"));
+  if (value.empty() || *end || !(zero_ok ? v >= 0 : v > 0))
+    throw Error(ErrorKind::Usage, str("stage ", stage, ": ", key, "=", value, zero_ok ? " is not a number >= 0" : " is not a positive number"));
   return v;
 }
 
@@ -47,7 +48,7 @@ const library::CatalogModel& catalog_model(const std::string& stage, const std::
   std::string hint;
   for (const auto& c : models.closest(name)) hint += (hint.empty() ? " (did you mean " : ", ") + c;
   throw Error(ErrorKind::Usage, str("stage ", stage, ": model '", name, "' is not in the catalog", hint.empty() ? "" : hint + "?)",
-                                    "; give a model file or arch=NAME:scale=N"));
+                                    "; give a catalog name or a model file"));
 }
 
 const std::string* option(const PipelineStage& st, const char* key) {
@@ -98,8 +99,8 @@ int frame_factor(const PipelineStage& st, double fps) {
 
 StageSpec denoise_stage(const PipelineStage& st, const library::Catalog& models) {
   const std::string method = option(st, "method") ? *option(st, "method") : "waifu2x";
-  const double strength = option(st, "strength") ? number(st.name, "strength", *option(st, "strength"))
-                          : option(st, "level")  ? std::stod(*option(st, "level"))
+  const double strength = option(st, "strength") ? number(st.name, "strength", *option(st, "strength"), true)
+                          : option(st, "level")  ? number(st.name, "level", *option(st, "level"), true)
                                                  : 2;
   const double scale = option(st, "scale") ? number(st.name, "scale", *option(st, "scale")) : 1;
   if (method == "hqdn3d" || method == "nlmeans") return unpriced("denoise", str("denoise (", method, ")"));

@@ -111,6 +111,9 @@ TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
   EXPECT_EQ(denoise[0].model, "waifu2x-cunet-noise3");
   EXPECT_TRUE(denoise[0].priced);
   EXPECT_EQ(denoise[0].cost.arch, "waifu2x_cunet");
+  // Level 0 and strength 0, which run takes, are planned too.
+  EXPECT_EQ(plan_stages({{"denoise", {{"strength", "0"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
+  EXPECT_EQ(plan_stages({{"denoise", {{"level", "0"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
   DetectedNetwork rrdb{"rrdbnet", 4, {{"nb", 23}}, "4x_custom.pth"};
   const auto file = plan_stages({{"upscale", {{"model", "/m/4x_custom.pth"}}, rrdb}}, models, in);
   EXPECT_EQ(file[0].model, "4x_custom.pth");
