@@ -42,11 +42,7 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
     }
     n.arch = d->arch;
     n.scale = d->scale;
-    for (const auto& [k, v] : d->params) {
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (!v.empty() && *end == '\0') n.params[k] = x;
-    }
+    n.params = d->params;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;
     n.arch = "unknown";

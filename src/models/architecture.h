@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "arch/params.h"
 #include "infer/image_model.h"
 #include "weights/state_dict.h"
 
@@ -20,13 +21,17 @@ struct DetectedArch {
   int scale = 1;
   int in_channels = 3;
   int out_channels = 3;
-  // Architecture-specific values in inference order ("num_feat" -> "64"), for describe_model().
-  std::vector<std::pair<std::string, std::string>> params;
+  // Hyper-parameters in inference order ("num_feat" 64, "pe" 1), typed: what the builder, the
+  // declaration's cost walk (arch/declaration.h) and describe_model() read.
+  arch::ArchParams params;
+  // A layout or flavour that changes no shape ("esrgan_old" keys, Real-CUGAN "pro"); "" if none.
+  std::string variant;
 };
 
+// The network half of an architecture; what it is (description, scales, precisions, cost, tile
+// geometry) is its declaration in src/arch/, found by the same name.
 struct Architecture {
-  std::string name;         // DetectedArch::arch
-  std::string description;  // "Real-ESRGAN Compact (SRVGGNetCompact)"
+  std::string name;         // DetectedArch::arch; must have an arch::Declaration
   // nullopt when the keys are not this architecture's. When they are but the shapes do not fit,
   // throws Error(Model) "<source>: ..." rather than letting another architecture guess.
   std::function<std::optional<DetectedArch>(const weights::StateDict&, const std::string& source)> detect;
@@ -35,7 +40,7 @@ struct Architecture {
 };
 
 // Thread-safe. Detection tries architectures in registration order; a name registered again
-// replaces the earlier entry.
+// replaces the earlier entry. Throws std::logic_error for a name without a declaration.
 void register_architecture(Architecture arch);
 
 }  // namespace framelift::models

@@ -1,9 +1,12 @@
 #include "models/architecture_registry.h"
 
+#include <cmath>
 #include <mutex>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -46,6 +49,10 @@ std::pair<DetectedArch, Architecture> detect_or_throw(const weights::StateDict& 
 }  // namespace
 
 void register_architecture(Architecture arch) {
+  // A network without a declaration would run but be unpriced, untiled by the planner and
+  // undescribed: refuse it where the mistake is made.
+  if (!arch::find_declaration(arch.name))
+    throw std::logic_error("architecture " + arch.name + " has no declaration in src/arch/declarations.cpp");
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   for (auto& existing : r.entries) {
@@ -85,9 +92,13 @@ std::string describe_model(const weights::StateDict& dict, const std::string& so
   int64_t params = 0;
   for (const auto& [key, t] : dict) params += t.numel();
   nlohmann::ordered_json hyper = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : detected.params) hyper[k] = v;
+  for (const auto& [k, v] : detected.params) {
+    if (std::trunc(v) == v) hyper[k] = static_cast<int64_t>(v);
+    else hyper[k] = v;
+  }
+  if (!detected.variant.empty()) hyper["variant"] = detected.variant;
   nlohmann::ordered_json j = {{"arch", detected.arch},
-                              {"description", arch.description},
+                              {"description", arch::declaration(detected.arch).description},
                               {"scale", detected.scale},
                               {"in_channels", detected.in_channels},
                               {"out_channels", detected.out_channels},

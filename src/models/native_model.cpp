@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "arch/declaration.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -110,6 +111,15 @@ void NativeModel::to(c10::Device device, c10::ScalarType dtype) {
   visit_weights([&](at::Tensor& t) { t = t.to(device, dtype); });
   device_ = device;
   dtype_ = dtype;
+}
+
+}  // namespace framelift::models
+
+namespace framelift::models {
+
+ModelInfo declared_info(const DetectedArch& d) {
+  const arch::ArchCost geometry = arch::cost(d.arch, d.scale, d.params);
+  return ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, geometry.size_multiple, geometry.tile_overlap};
 }
 
 }  // namespace framelift::models

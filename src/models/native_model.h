@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "infer/image_model.h"
+#include "models/architecture.h"
 #include "weights/state_dict.h"
 
 namespace framelift::models {
@@ -59,6 +60,11 @@ at::Tensor upsample_nearest(const at::Tensor& x, int64_t factor);
 using TensorVisitor = std::function<void(at::Tensor&)>;
 void visit(Conv2d& conv, const TensorVisitor& f);
 void visit(ConvTranspose2d& conv, const TensorVisitor& f);
+
+// What a detected network tells the runner and the tiler: scale and channels from detection,
+// size multiple and tile overlap from its architecture's declaration (src/arch/), the same
+// numbers the planner prices tiles with.
+ModelInfo declared_info(const DetectedArch& detected);
 
 class NativeModel : public ImageModel {
  public:

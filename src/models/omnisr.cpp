@@ -57,14 +57,13 @@ OmniShape shape_of(const DetectedArch& d) {
   s.in = d.in_channels;
   s.out = d.out_channels;
   s.scale = d.scale;
-  for (const auto& [k, v] : d.params) {
-    if (k == "num_feat") s.feat = std::stoll(v);
-    if (k == "res_num") s.res_num = std::stoll(v);
-    if (k == "block_num") s.block_num = std::stoll(v);
-    if (k == "window_size") s.window = std::stoll(v);
-    if (k == "bias") s.bias = v == "true";
-    if (k == "pe") s.pe = v == "true";
-  }
+  const auto& p = d.params;
+  s.feat = static_cast<int64_t>(p.get("num_feat", double(s.feat)));
+  s.res_num = static_cast<int64_t>(p.get("res_num", double(s.res_num)));
+  s.block_num = static_cast<int64_t>(p.get("block_num", double(s.block_num)));
+  s.window = static_cast<int64_t>(p.get("window_size", double(s.window)));
+  s.bias = p.get("bias", 1) != 0;
+  s.pe = p.get("pe", 1) != 0;
   return s;
 }
 
@@ -347,17 +346,14 @@ weights::StateDict without_profiler_keys(const weights::StateDict& dict) {
 
 class OmniSr : public NativeModel {
  public:
-  // The grid attentions span the whole tile, so context well beyond the convolutions' receptive
-  // field pays off. Measured on a grey 192x128 real frame in 64 px tiles, tiled vs whole-frame:
-  // 34.0 dB without overlap, 35.8 dB with 32 px, 38.6 dB with 48 px. A multiple of the window keeps
-  // the tiles' windows on the frame's window grid.
-  static constexpr int kTileOverlap = 48;
-
+  // Tile geometry (src/arch/omnisr.cpp): the grid attentions span the whole tile, so context
+  // well beyond the convolutions' receptive field pays off. Measured on a grey 192x128 real frame
+  // in 64 px tiles, tiled vs whole-frame: 34.0 dB without overlap, 35.8 dB with 32 px, 38.6 dB
+  // with 48 px (the declared overlap). Tiles are multiples of the window, which keeps their
+  // windows on the frame's window grid.
   OmniSr(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, 1, kTileOverlap}, source),
-        shape_(shape_of(d)) {
+      : NativeModel(declared_info(d), source), shape_(shape_of(d)) {
     const auto& s = shape_;
-    info_.size_multiple = static_cast<int>(s.window);
     WeightReader r(dict, source);
     input_ = read_conv(r, "input", s.in, s.feat, 3, 1, -1, s.bias);
     for (int64_t g = 0; g < s.res_num; ++g) groups_.emplace_back(r, str("residual_layer.", g), s);
@@ -448,19 +444,19 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   d.scale = so->first;
   d.in_channels = static_cast<int>(*in);
   d.out_channels = so->second;
-  d.params = {{"num_feat", std::to_string(*feat)},
-              {"res_num", std::to_string(groups.size())},
-              {"block_num", std::to_string(block_num)},
-              {"window_size", std::to_string(window)},
-              {"pe", pe ? "true" : "false"},
-              {"bias", dict.count("input.bias") ? "true" : "false"}};
+  d.params = {{"num_feat", double(*feat)},
+              {"res_num", double(groups.size())},
+              {"block_num", double(block_num)},
+              {"window_size", double(window)},
+              {"pe", pe ? 1.0 : 0.0},
+              {"bias", dict.count("input.bias") ? 1.0 : 0.0}};
   return d;
 }
 
 }  // namespace
 
 Architecture omnisr_architecture() {
-  return {"omnisr", "OmniSR (Omni Aggregation Network)", detect,
+  return {"omnisr", detect,
           [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
             bool profiled = false;
             for (const auto& [key, t] : dict) profiled = profiled || is_profiler_key(key);

@@ -126,7 +126,7 @@ Geometry geometry(int scale) { return scale == 3 ? Geometry{14, 4} : scale == 4 
 class RealCugan : public NativeModel {
  public:
   RealCugan(const weights::StateDict& dict, const DetectedArch& d, const std::string& source, bool pro)
-      : NativeModel(ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, 1, 16}, source), pro_(pro) {
+      : NativeModel(declared_info(d), source), pro_(pro) {
     WeightReader r(dict, source);
     // 4x runs both U-Nets on 64 features and maps them to pixels with conv_final.
     const int64_t mid = d.scale == 4 ? 64 : d.out_channels;
@@ -194,14 +194,14 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     d.scale = 2;
     d.out_channels = static_cast<int>(*out);
   }
-  d.params = {{"variant", dict.count("pro") ? "pro" : "se"}};
+  d.variant = dict.count("pro") ? "pro" : "se";
   return d;
 }
 
 }  // namespace
 
 Architecture realcugan_architecture() {
-  return {"realcugan", "Real-CUGAN (UpCunet 2x/3x/4x)", detect,
+  return {"realcugan", detect,
           [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
             return std::make_unique<RealCugan>(dict, d, source, dict.count("pro") != 0);
           }};

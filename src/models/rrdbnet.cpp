@@ -86,13 +86,11 @@ RrdbShape shape_of(const DetectedArch& d) {
   RrdbShape s;
   s.in = d.in_channels;
   s.out = d.out_channels;
-  for (const auto& [k, v] : d.params) {
-    if (k == "nf") s.nf = std::stoll(v);
-    if (k == "nb") s.nb = std::stoll(v);
-    if (k == "gc") s.gc = std::stoll(v);
-    if (k == "upsample_steps") s.num_up = std::stoll(v);
-    if (k == "pixel_unshuffle") s.unshuffle = std::stoll(v);
-  }
+  s.nf = static_cast<int64_t>(d.params.get("nf", double(s.nf)));
+  s.nb = static_cast<int64_t>(d.params.get("nb", double(s.nb)));
+  s.gc = static_cast<int64_t>(d.params.get("gc", double(s.gc)));
+  s.num_up = static_cast<int64_t>(d.params.get("upsample_steps", double(s.num_up)));
+  s.unshuffle = static_cast<int64_t>(d.params.get("pixel_unshuffle", double(s.unshuffle)));
   return s;
 }
 
@@ -117,9 +115,8 @@ struct Rrdb {
 class RrdbNet : public NativeModel {
  public:
   RrdbNet(const weights::StateDict& renamed, const DetectedArch& d, const std::string& source)
-      : NativeModel(ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, 1, 16}, source), shape_(shape_of(d)) {
+      : NativeModel(declared_info(d), source), shape_(shape_of(d)) {
     const auto& s = shape_;
-    info_.size_multiple = static_cast<int>(s.unshuffle);
     WeightReader r(renamed, source);
     conv_first_ = read_conv(r, "conv_first", s.in * s.unshuffle * s.unshuffle, s.nf, 3);
     blocks_.resize(s.nb);
@@ -190,19 +187,19 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   d.scale = static_cast<int>(up / unshuffle);
   d.in_channels = static_cast<int>(*in_raw / (unshuffle * unshuffle));
   d.out_channels = static_cast<int>(*out);
-  d.params = {{"nf", std::to_string(*nf)},
-              {"nb", std::to_string(nb)},
-              {"gc", std::to_string(*gc)},
-              {"upsample_steps", std::to_string(num_up)},
-              {"pixel_unshuffle", std::to_string(unshuffle)},
-              {"key_layout", dict.count("model.0.weight") ? "esrgan_old" : dict.count("RRDB_trunk.0.RDB1.conv1.weight") ? "bsrgan" : "realesrgan"}};
+  d.params = {{"nf", double(*nf)},
+              {"nb", double(nb)},
+              {"gc", double(*gc)},
+              {"upsample_steps", double(num_up)},
+              {"pixel_unshuffle", double(unshuffle)}};
+  d.variant = dict.count("model.0.weight") ? "esrgan_old" : dict.count("RRDB_trunk.0.RDB1.conv1.weight") ? "bsrgan" : "realesrgan";
   return d;
 }
 
 }  // namespace
 
 Architecture rrdbnet_architecture() {
-  return {"rrdbnet", "ESRGAN / Real-ESRGAN (RRDBNet)", detect,
+  return {"rrdbnet", detect,
           [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
             auto renamed = to_realesrgan_keys(dict);
             if (!renamed) throw Error(ErrorKind::Model, str(source, ": not an ESRGAN (RRDBNet) state dict"));

@@ -26,17 +26,15 @@ CompactShape shape_of(const DetectedArch& d) {
   s.in = d.in_channels;
   s.out = d.out_channels;
   s.scale = d.scale;
-  for (const auto& [k, v] : d.params) {
-    if (k == "num_feat") s.feat = std::stoll(v);
-    if (k == "num_conv") s.num_conv = std::stoll(v);
-  }
+  s.feat = static_cast<int64_t>(d.params.get("num_feat", 64));
+  s.num_conv = static_cast<int64_t>(d.params.get("num_conv", 16));
   return s;
 }
 
 class SrvggCompact : public NativeModel {
  public:
   SrvggCompact(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, 1, 8}, source), shape_(shape_of(d)) {
+      : NativeModel(declared_info(d), source), shape_(shape_of(d)) {
     WeightReader r(dict, source);
     const auto& s = shape_;
     for (int64_t i = 0; i <= s.num_conv; ++i) {
@@ -91,14 +89,14 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   d.arch = "srvgg_compact";
   d.scale = *scale;
   d.in_channels = d.out_channels = static_cast<int>(*in);
-  d.params = {{"num_feat", std::to_string(*feat)}, {"num_conv", std::to_string((last - 2) / 2)}, {"act_type", "prelu"}};
+  d.params = {{"num_feat", double(*feat)}, {"num_conv", double((last - 2) / 2)}};
   return d;
 }
 
 }  // namespace
 
 Architecture srvgg_compact_architecture() {
-  return {"srvgg_compact", "Real-ESRGAN Compact (SRVGGNetCompact)", detect,
+  return {"srvgg_compact", detect,
           [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
             return std::make_unique<SrvggCompact>(dict, d, source);
           }};

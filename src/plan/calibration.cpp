@@ -76,7 +76,7 @@ void Calibration::add_manifest(const json& m, const std::string& name, const Pla
   for (const json& r : m.value("runs", json::array())) {
     const std::string arch = r.value("arch", "");
     const std::string where = str(name, ": run ", arch.empty() ? "?" : arch);
-    const ArchCost cost = arch_cost(arch, r.value("scale", 1), r.value("params", ArchParams{}));
+    const arch::ArchCost cost = arch::cost(arch, r.value("scale", 1), r.value("params", arch::ArchParams{}));
     // input_pixels: what the calls' inputs held together (tiles differ at the frame's edges).
     const double px = r.contains("input_pixels") ? number(r, "input_pixels", where)
                                                  : number(r, "input_width", where) * number(r, "input_height", where) * r.value("batch", 1);

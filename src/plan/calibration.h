@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plan/arch_cost.h"
+#include "arch/declaration.h"
 #include "plan/gpu_catalog.h"
 
 namespace framelift::plan {

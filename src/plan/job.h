@@ -5,17 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "plan/arch_cost.h"
+#include "arch/declaration.h"
 
 namespace framelift::plan {
 
 struct StageSpec {
   std::string kind;     // upscale, denoise, interpolate, resize
   std::string model;    // catalog name or "arch=..." for display
-  ArchCost cost;        // the network that runs (unused for resize)
+  arch::ArchCost cost;        // the network that runs (unused for resize)
   double scale = 1;     // output size / input size of this stage (an x2 may run an x4 net: cost.scale)
   int frame_factor = 1; // interpolate: output frames per input frame
-  ArchParams params;    // what arch_cost() was given for it (profile manifests record them)
+  arch::ArchParams params;    // what arch::cost() was given for it (profile manifests record them)
   // false: a stage without a cost model (a filter graph, deinterlacing, a user's TorchScript
   // module, an architecture the planner cannot count): counted as free and flagged "needs a
   // profile" (framelift profile measures it), never refused.

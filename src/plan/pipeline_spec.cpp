@@ -26,7 +26,7 @@ StageSpec stage_for_model(const library::CatalogModel& m) {
   StageSpec s;
   s.model = m.name;
   s.kind = m.task == "interpolate" ? "interpolate" : m.task == "denoise" ? "denoise" : "upscale";
-  ArchParams params;
+  arch::ArchParams params;
   int net_scale = m.scale > 0 ? m.scale : 1;
   // What the catalog's descriptions say and its data does not carry (data/models.json).
   if (m.name == "realesrgan-x4plus-anime") params["nb"] = 6;
@@ -34,7 +34,7 @@ StageSpec stage_for_model(const library::CatalogModel& m) {
   if (m.name == "realesr-general-x4v3") params["num_conv"] = 32;
   // The ncnn x2/x3 exports of animevideov3 run the x4 network, then resize down.
   if (m.name.rfind("realesr-animevideov3-x", 0) == 0 && m.format == "ncnn") net_scale = 4;
-  s.cost = arch_cost(m.architecture, m.task == "interpolate" ? 1 : net_scale, params);
+  s.cost = arch::cost(m.architecture, m.task == "interpolate" ? 1 : net_scale, params);
   s.params = params;
   s.scale = m.task == "interpolate" ? 1 : std::max(1, m.scale);
   return s;
@@ -75,7 +75,7 @@ StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
   s.kind = kind;
   s.model = n.label;
   try {
-    s.cost = arch_cost(n.arch, scale, n.params);
+    s.cost = arch::cost(n.arch, scale, n.params);
   } catch (const Error&) {
     return unpriced(kind, str(n.label, " (", n.arch, ")"), scale);
   }

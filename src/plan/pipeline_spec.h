@@ -21,7 +21,7 @@ namespace framelift::plan {
 struct DetectedNetwork {
   std::string arch;   // "srvgg_compact", "rrdbnet", ...
   int scale = 1;      // the network's own scale
-  ArchParams params;  // its hyperparameters ("num_feat", "nb", ...)
+  arch::ArchParams params;  // its hyperparameters ("num_feat", "nb", ...)
   std::string label;  // for display: the file's name
 };
 

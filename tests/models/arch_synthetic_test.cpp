@@ -155,7 +155,8 @@ TEST(ArchSynthetic, DescribeModelIsJson) {
   auto j = nlohmann::json::parse(fm::describe_model(rrdb_new(12, 8, 1, 4, 2)));
   EXPECT_EQ(j["arch"], "rrdbnet");
   EXPECT_EQ(j["scale"], 2);
-  EXPECT_EQ(j["hyperparameters"]["nb"], "1");
-  EXPECT_EQ(j["hyperparameters"]["pixel_unshuffle"], "2");
+  EXPECT_EQ(j["hyperparameters"]["nb"], 1);  // typed numbers, not strings
+  EXPECT_EQ(j["hyperparameters"]["pixel_unshuffle"], 2);
+  EXPECT_EQ(j["hyperparameters"]["variant"], "realesrgan");
   EXPECT_GT(j["params"].get<int64_t>(), 0);
 }

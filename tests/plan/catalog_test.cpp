@@ -97,7 +97,7 @@ TEST(PipelineSpec, CatalogModelsResolveToTheirNetworks) {
   EXPECT_EQ(stages[1].cost.arch, "rife");
   EXPECT_EQ(stages[1].frame_factor, 3);
   EXPECT_EQ(plan_stages({{"upscale", {{"model", "realesrgan-x4plus-anime"}}, {}}}, models, in)[0].cost.macs_per_px,
-            arch_cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
+            framelift::arch::cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
   EXPECT_EQ(plan_stages({{"resize", {{"w", "960"}}, {}}}, models, in)[0].scale, 0.5);
   EXPECT_THROW(plan_stages({{"upscale", {{"model", "realesrgan-x4plsu"}}, {}}}, models, in), framelift::Error);
 }
@@ -117,7 +117,7 @@ TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
   DetectedNetwork rrdb{"rrdbnet", 4, {{"nb", 23}}, "4x_custom.pth"};
   const auto file = plan_stages({{"upscale", {{"model", "/m/4x_custom.pth"}}, rrdb}}, models, in);
   EXPECT_EQ(file[0].model, "4x_custom.pth");
-  EXPECT_EQ(file[0].cost.macs_per_px, arch_cost("rrdbnet", 4, {{"nb", 23}}).macs_per_px);
+  EXPECT_EQ(file[0].cost.macs_per_px, framelift::arch::cost("rrdbnet", 4, {{"nb", 23}}).macs_per_px);
   EXPECT_EQ(file[0].scale, 4);
   const auto free = plan_stages({{"filter", {{"graph", "hqdn3d=4,unsharp"}}, {}},
                                  {"deinterlace", {{"mode", "field"}}, {}},

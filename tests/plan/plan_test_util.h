@@ -39,9 +39,9 @@ inline Job job_1080p(std::vector<StageSpec> stages) {
 }
 
 inline StageSpec upscale(const std::string& arch, int scale) {
-  return {"upscale", arch, arch_cost(arch, scale), double(scale), 1};
+  return {"upscale", arch, framelift::arch::cost(arch, scale), double(scale), 1};
 }
 
-inline StageSpec interpolate(int factor) { return {"interpolate", "rife", arch_cost("rife", 1), 1, factor}; }
+inline StageSpec interpolate(int factor) { return {"interpolate", "rife", framelift::arch::cost("rife", 1), 1, factor}; }
 
 }  // namespace framelift::plan::testing

@@ -247,7 +247,7 @@ TEST(Planner, ForcedTileIsUsedAndCountsTheTilesContextLikeTheTiler) {
   const auto e = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
   EXPECT_EQ(e.tile, 256);
   ASSERT_EQ(e.stages.size(), 1u);
-  const TiledPixels frame = tiled_input_pixels(1920, 1080, 256, arch_cost("rrdbnet", 4).tile_overlap, 1);
+  const TiledPixels frame = tiled_input_pixels(1920, 1080, 256, framelift::arch::cost("rrdbnet", 4).tile_overlap, 1);
   EXPECT_DOUBLE_EQ(e.stages[0].calls_per_frame, frame.calls);
   EXPECT_DOUBLE_EQ(e.stages[0].pixels_per_call, frame.total / frame.calls);
   // Smaller tiles than the whole frame: the activation estimate is one tile's, not the frame's.

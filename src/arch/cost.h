@@ -1,16 +1,15 @@
 #pragma once
-// What one architecture costs per input pixel: multiply-accumulates, the largest set of activations
+// What one network costs per input pixel: multiply-accumulates, the largest set of activations
 // alive at once, and activation traffic. Derived layer by layer from framelift's own networks
-// (src/models/*.cpp; waifu2x from its ncnn graphs), not measured; docs/planner.md shows the walk
-// and the numbers, and calibration (calibration.h) corrects what the walk cannot see.
-#include <map>
+// (src/models/*.cpp; waifu2x from its ncnn graphs) by each architecture's declaration
+// (declaration.h), not measured; docs/planner.md shows the walk and the numbers, and the
+// planner's calibration corrects what the walk cannot see. Torch-free.
 #include <string>
-#include <vector>
 
-namespace framelift::plan {
+namespace framelift::arch {
 
 struct ArchCost {
-  std::string arch;               // framelift's name: srvgg_compact, rrdbnet, realcugan, rife, ...
+  std::string arch;               // the architecture's name: srvgg_compact, rrdbnet, rife, ...
   int scale = 1;                  // output size / input size (1 for RIFE: it makes frames, not pixels)
   double macs_per_px = 0;         // multiply-accumulates per input pixel (per new frame for RIFE)
   double peak_elems_per_px = 0;   // live activation elements per input pixel at the worst point
@@ -31,28 +30,24 @@ struct ArchCost {
   double effective_flops(double pixels) const;
 };
 
-// Architecture parameters by name, as the state-dict detectors report them (models/*.cpp):
-// srvgg_compact num_feat/num_conv, rrdbnet nf/nb/gc/pixel_unshuffle, waifu2x_cunet with scale 1 or 2.
-using ArchParams = std::map<std::string, double>;
-
-// Throws Error(Usage, "architecture NAME: ...") for an architecture the planner has no model of.
-ArchCost arch_cost(const std::string& arch, int scale, const ArchParams& params = {});
-
-// The architectures arch_cost() knows.
-std::vector<std::string> known_architectures();
-
 // Layer-by-layer accounting, in units of "elements per input pixel": a tensor of C channels at
-// area A (its pixels / the input's pixels) counts C * A. Public so that tests can check it.
+// area A (its pixels / the input's pixels) counts C * A. What the declarations' walks use.
 class NetWalk {
  public:
   explicit NetWalk(double channels) : ch_(channels) {}
 
   void conv(double out, int k, int stride = 1);    // k x k convolution
+  void depthwise(int k);                           // k x k depthwise convolution (one filter per channel)
   void deconv(double out, int k, int stride);      // transposed convolution, output area * stride^2
   void resize(double factor);                      // interpolation into a new tensor
   void shuffle(int factor);                        // pixel (un)shuffle by factor (<0: unshuffle)
   void pointwise();                                // out-of-place elementwise op (add, prelu, warp)
   void concat(double channels);                    // a concatenation of kept tensors: a new tensor
+  // Self-attention of the current q, k, v (channels 3C) inside groups of `tokens` pixels with
+  // `heads` heads: the [heads, tokens, tokens] scores and their softmax are alive together.
+  void attention(double tokens, int heads);
+  // Channel ("transposed") attention of the current q, k, v (3C): a (C/heads)^2 matrix per head.
+  void channel_attention(int heads);
   void keep();                                     // the current tensor stays alive (a skip)
   void release(double channels, double area);      // a kept tensor dies
   void extra(double elems);                        // a temporary alive at the next step only
@@ -65,10 +60,13 @@ class NetWalk {
   double traffic() const { return traffic_; }
   double params() const { return params_; }
 
+  // The walk so far as the cost of architecture `arch`, with its tile geometry.
+  ArchCost finish(std::string arch, int scale, int tile_overlap, int size_multiple, bool tiled = true) const;
+
  private:
   void step(double out_channels, double out_area);
 
   double ch_, area_ = 1, macs_ = 0, peak_ = 0, traffic_ = 0, params_ = 0, kept_ = 0, extra_ = 0;
 };
 
-}  // namespace framelift::plan
+}  // namespace framelift::arch

@@ -1,0 +1,18 @@
+#pragma once
+// One function per declared architecture, each in its own file; declarations.cpp lists them.
+#include "arch/declaration.h"
+
+namespace framelift::arch {
+
+Declaration srvgg_compact_declaration();
+Declaration rrdbnet_declaration();
+Declaration realcugan_declaration();
+Declaration omnisr_declaration();
+Declaration waifu2x_cunet_declaration();
+Declaration waifu2x_upconv7_declaration();
+Declaration rife_declaration();
+
+// The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
+ArchCost cunet_walk(const std::string& arch, int scale);
+
+}  // namespace framelift::arch

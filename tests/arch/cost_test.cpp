@@ -1,0 +1,157 @@
+// The per-architecture cost walk against hand counts from the networks' code and ncnn graphs.
+#include <gtest/gtest.h>
+
+#include "arch/declaration.h"
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+using namespace framelift::arch;
+
+TEST(ArchCost, CompactX4CountsEveryConvolution) {
+  // realesr-animevideov3: conv 3->64, 16 convs 64->64, conv 64->48, all 3x3 at input size.
+  const ArchCost c = cost("srvgg_compact", 4);
+  EXPECT_DOUBLE_EQ(c.macs_per_px, 3 * 64 * 9 + 16 * 64 * 64 * 9 + 64 * 48 * 9);
+  EXPECT_EQ(c.tile_overlap, 8);
+  // Input kept for the residual, the previous y, the conv's output and the PReLU copy.
+  EXPECT_GE(c.peak_elems_per_px, 3 + 3 * 64);
+  EXPECT_TRUE(c.tiled);
+}
+
+TEST(ArchCost, CompactNumConvScalesTheBody) {
+  const ArchCost a = cost("srvgg_compact", 4, {{"num_conv", 32}});
+  const ArchCost b = cost("srvgg_compact", 4);
+  EXPECT_DOUBLE_EQ(a.macs_per_px - b.macs_per_px, 16 * 64 * 64 * 9);
+}
+
+TEST(ArchCost, RrdbX4PlusMatchesTheHandCount) {
+  const double dense = (64 + 96 + 128 + 160) * 32 * 9 + 192 * 64 * 9;
+  const double body = 23 * 3 * dense;
+  const double tail = 64 * 64 * 9 * (1 + 4 + 16 + 16) + 64 * 3 * 9 * 16;  // conv_body, ups, hr, last
+  const ArchCost c = cost("rrdbnet", 4);
+  EXPECT_DOUBLE_EQ(c.macs_per_px, 3 * 64 * 9 + body + tail);
+  // Real-ESRGAN x4plus has 16.7 M parameters.
+  EXPECT_NEAR(c.params, 16.70e6, 0.02e6);
+  // The x4 tail (two 64-channel tensors at 16x the input area) is the peak, not the trunk.
+  EXPECT_GE(c.peak_elems_per_px, 2 * 64 * 16);
+}
+
+TEST(ArchCost, RrdbBlocksFromParams) {
+  EXPECT_LT(cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px, cost("rrdbnet", 4).macs_per_px / 3);
+}
+
+TEST(ArchCost, UpConv7MatchesTheNcnnGraphWeights) {
+  // waifu2x models-upconv_7_anime_style_art_rgb/scale2.0x_model.param, weight_data_size fields.
+  const double weights = 432 + 4608 + 18432 + 73728 + 147456 + 294912 + 12288;
+  const double biases = 16 + 32 + 64 + 128 + 128 + 256 + 3;
+  EXPECT_DOUBLE_EQ(cost("waifu2x_upconv7", 2).params, weights + biases);
+}
+
+TEST(ArchCost, CunetTwoXMatchesTheNcnnGraphConvolutions) {
+  // waifu2x models-cunet/scale2.0x_model.param: the Convolution and Deconvolution weights (the SE
+  // blocks' InnerProducts, about 1%, are not counted by the walk).
+  const double weights = 864 + 18432 + 16384 + 73728 + 73728 + 16384 + 36864 + 3072 + 864 + 18432 + 16384 + 36864 +
+                         73728 + 65536 + 294912 + 294912 + 65536 + 73728 + 36864 + 16384 + 36864 + 1728;
+  const ArchCost c = cost("waifu2x_cunet", 2);
+  EXPECT_NEAR(c.params, weights, weights * 0.01);
+  EXPECT_EQ(cost("realcugan", 2).macs_per_px, c.macs_per_px);  // the same two U-Nets
+}
+
+TEST(ArchCost, RealCuganThreeXIsTheDearest) {
+  // 3x runs UNet2 at 9x the input area on 3 channels; 4x runs it at 4x the area on 64 channels
+  // and finishes with a pixel shuffle, which is cheaper.
+  EXPECT_LT(cost("realcugan", 2).macs_per_px, cost("realcugan", 4).macs_per_px);
+  EXPECT_LT(cost("realcugan", 4).macs_per_px, cost("realcugan", 3).macs_per_px);
+}
+
+TEST(ArchCost, RifeIsWholeFrameAndLight) {
+  const ArchCost c = cost("rife", 1);
+  EXPECT_FALSE(c.tiled);
+  EXPECT_EQ(c.size_multiple, 32);
+  // Block 3 alone (full-size pass, width 64): 8 residual convs at 1/16 area.
+  EXPECT_GT(c.macs_per_px, 8 * 64 * 64 * 9 / 16.0);
+  EXPECT_LT(c.macs_per_px, 60e3);
+}
+
+TEST(ArchCost, UnknownArchitectureIsAUsageError) {
+  try {
+    cost("swinir", 4);
+    FAIL();
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("swinir"), std::string::npos);
+  }
+  EXPECT_THROW(cost("realcugan", 5), framelift::Error);
+}
+
+TEST(NetWalk, PeakCountsKeptTensorsAndBothEndsOfALayer) {
+  NetWalk w(3);
+  w.keep();          // 3
+  w.conv(64, 3);     // 3 kept + 3 in + 64 out
+  EXPECT_DOUBLE_EQ(w.peak(), 70);
+  w.resize(2);       // 64 in + 256 out + 3 kept
+  EXPECT_DOUBLE_EQ(w.peak(), 323);
+  EXPECT_DOUBLE_EQ(w.macs(), 3 * 64 * 9);
+  w.conv(8, 1, 2);   // stride 2 back to the input area
+  EXPECT_DOUBLE_EQ(w.area(), 1);
+}
+
+TEST(ArchCost, OmniSrMatchesTheHandCount) {
+  // src/models/omnisr.cpp per OSA block on C features with L = window^2 tokens: MBConv two 1x1
+  // and a depthwise 3x3 (2C^2 + 9C); two window attentions, qkv + out linears and q.k, attn.v
+  // (4C^2 + 2LC each); two channel attentions, qkv 1x1, depthwise 3x3 on 3C, out 1x1 and two
+  // (C/4)^2 products per head (4.5C^2 + 27C each); four gated feed-forwards, 1x1 to 2C,
+  // depthwise on 2C, 1x1 back (3C^2 + 18C each). Per group a closing 1x1 and the ESA on
+  // f = 16 channels (1x1 down, stride-2 3x3 at 1/4 area, 3x3 at 1/36 after the pool, conv_f,
+  // 1x1 up). Input conv, output conv, upsampler conv at the ends.
+  const double c = 64, l = 64, f = 16, s = 4;
+  const double block = 31 * c * c + 135 * c + 4 * l * c;
+  const double esa = c * f + f * f * 9 / 4 + f * f * 9 / 36 + f * f + f * c;
+  const double group = block + c * c + esa;
+  const ArchCost k = cost("omnisr", 4, {{"num_feat", 64}, {"res_num", 5}, {"block_num", 1}, {"window_size", 8}});
+  EXPECT_NEAR(k.macs_per_px, 3 * c * 9 + 5 * group + c * c * 9 + c * 3 * s * s * 9, 1e-6);
+  // Tiles are padded to the window and need wide context (the grid attention spans the tile).
+  EXPECT_EQ(k.size_multiple, 8);
+  EXPECT_EQ(k.tile_overlap, 48);
+  // The attention scores (4 heads x 64 tokens, twice: scores and softmax) outgrow the features.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 4 * 64);
+  // A larger window costs more attention, not more convolution.
+  const ArchCost wide = cost("omnisr", 4, {{"window_size", 16}});
+  EXPECT_NEAR(wide.macs_per_px - k.macs_per_px, 5 * 4 * (256 - 64) * c, 1e-6);
+  EXPECT_EQ(wide.size_multiple, 16);
+}
+
+TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
+  for (const Declaration& d : declarations()) {
+    EXPECT_FALSE(d.description.empty()) << d.name;
+    EXPECT_TRUE(d.runs_in(Precision::Fp32)) << d.name << ": fp32 is the reference path";
+    ASSERT_FALSE(d.scales.empty()) << d.name;
+    for (int s : d.scales) {
+      const ArchCost k = cost(d.name, s);
+      EXPECT_EQ(k.arch, d.name);
+      EXPECT_GT(k.macs_per_px, 0) << d.name << " x" << s;
+      EXPECT_GT(k.params, 0) << d.name << " x" << s;
+      EXPECT_GE(k.size_multiple, 1) << d.name;
+    }
+    EXPECT_EQ(find_declaration(d.name), &d);
+  }
+  EXPECT_EQ(find_declaration("swinir"), nullptr);
+  EXPECT_THROW(cost("srvgg_compact", 5), framelift::Error);
+}
+
+TEST(ArchParams, KeepTheirOrderAndRoundTripThroughJson) {
+  ArchParams p{{"nf", 64}, {"nb", 23}};
+  p["gc"] = 32;
+  p["nb"] = 6;  // replaces, keeps the place
+  std::vector<std::string> names;
+  for (const auto& [name, value] : p) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"nf", "nb", "gc"}));
+  EXPECT_EQ(p.get("nb", 0), 6);
+  EXPECT_EQ(p.get("missing", 7), 7);
+  const nlohmann::json j = p;
+  EXPECT_TRUE(j["nb"].is_number_integer());
+  const ArchParams back = j.get<ArchParams>();
+  EXPECT_EQ(back.get("nf", 0), 64);
+  EXPECT_EQ(back.get("gc", 0), 32);
+  EXPECT_EQ(back.size(), 3u);
+}
