@@ -14,5 +14,6 @@
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"
 #include "framelift/plan.h"
+#include "framelift/job.h"
 #include "framelift/run.h"
 #include "framelift/version.h"

@@ -19,15 +19,33 @@
 // are kept). The output appears under its final name only when complete.
 //
 // Thread-safety: run() blocks the calling thread; it may be called from several threads for
-// different outputs. A cancel (like SIGINT/SIGTERM) stops every run in the process: cancelling
-// is process-wide in this version.
+// different outputs. A true from one call's `cancel` stops that call only; SIGINT/SIGTERM (when
+// the program installed framelift's handlers, as the CLI does) stop every run in the process.
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace framelift {
+
+// How a run shows its progress itself (besides the callback): what the CLI's --progress picks.
+enum class ProgressDisplay {
+  None,       // nothing (the default for library calls)
+  Auto,       // a bar on stderr when it is a terminal, else nothing
+  Bar,        // a bar on stderr
+  JsonLines,  // one JSON object per line on stdout (docs/jobs.md)
+};
+
+// Life on a rented machine (docs/lifecycle.md); only for runs as jobs.
+struct MachineLifecycle {
+  std::string watch_preemption = "off";  // aws, gcp, azure, auto or off: stop cleanly on a notice
+  std::string on_complete, on_fail;      // shell commands run at the end (FRAMELIFT_OUTPUT, ...)
+  bool shutdown_when_done = false;       // after the output was assembled and its frames counted
+  std::string shutdown_command;          // "": $FRAMELIFT_SHUTDOWN_COMMAND, else `shutdown -h now`
+  std::string hourly_price;              // "0.79" or "$0.79" USD per hour: progress shows money; "": none
+};
 
 struct RunRequest {
   std::string input;                               // a file or URL FFmpeg opens
@@ -40,9 +58,27 @@ struct RunRequest {
   std::map<std::string, std::string> encoder_options;
   int64_t max_frames = 0;                          // 0: every frame
   bool overwrite = false;                          // replace an existing output
+  std::string container;                           // "": from the output's extension ("matroska", "mp4")
+  std::string hwaccel = "none";                    // decoding: none, auto, cuda, vaapi, ...
+  bool fail_on_corrupt_frames = false;             // false: skip and count them (RunResult::decode_errors)
+  std::string color_conversion = "auto";           // auto, swscale or tensor (docs/frame-layout.md)
+  int queue_depth = 8;                             // frames buffered between decode, stages, encode
+  ProgressDisplay display = ProgressDisplay::None;
+
+  // Jobs (docs/jobs.md); ignored when as_job is false.
   bool as_job = true;                              // segments + journal, resumable; false: one pass
   int64_t segment_frames = 0;                      // 0: about 10 s per segment
   std::string job_dir;                             // "": OUTPUT.framelift-job, removed when done
+  bool restart = false;                            // discard a job folder that holds another job
+  bool prepare_only = false;                       // write the job folder and stop (see Job::create)
+  bool assemble = true;                            // assemble when every segment is done
+  bool keep_job_dir = false;                       // keep the folder after assembling
+  bool warm_segments = true;                       // false: a fresh pipeline per segment (reference path)
+  std::string shard;                               // "K/N" or "auto/N": this process's share; "": all
+  std::string segments;                            // "A-B" (0-based, inclusive); "": all
+  std::vector<std::string> devices;                // one worker per device ("cuda:0", ...); empty: one
+  int claim_timeout_s = 120;                       // a worker silent this long loses its segment
+  MachineLifecycle lifecycle;
 };
 
 struct Progress {
@@ -57,11 +93,31 @@ struct RunResult {
   int64_t decode_errors = 0;               // corrupt frames or packets skipped
   double seconds = 0;
   std::string output;
+  // As a job: the folder, its segments, how many this call finished and how many are left for
+  // other workers (shards); assembled is false when segments remain or assemble was off.
+  std::string job_dir;
+  int segments = 0, segments_done_before = 0, segments_done_now = 0, segments_remaining = 0;
+  bool assembled = false;
+  std::string summary;  // one line for a log: frames, speed, segments
 };
 
 // Calls `progress` about four times a second from a thread of its own (never concurrently with
 // itself), and `cancel` as often; a true from `cancel` stops the run within a frame or a tile.
 RunResult run(const RunRequest& request, const std::function<void(const Progress&)>& progress = {},
               const std::function<bool()>& cancel = {});
+
+// Whether `input` names a batch: a folder of videos or a .txt list of them, one a line.
+bool is_batch_input(const std::string& input);
+
+struct BatchResult {
+  int done = 0, failed = 0, remaining = 0;
+  std::string summary_file;  // batch-summary.json in the output folder: every input's outcome
+};
+
+// Runs `request` over every input of a batch (request.input) into the folder request.output,
+// one job per input (each resumable; finished ones are skipped on a rerun). An input that fails
+// is recorded and the batch goes on. Throws Error(Usage) for job_dir, shard, segments or
+// prepare_only, which name one job.
+BatchResult run_batch(const RunRequest& request, const std::function<bool()>& cancel = {});
 
 }  // namespace framelift

@@ -6,7 +6,10 @@
 #include <mutex>
 #include <thread>
 
+#include "framelift/error.h"
 #include "framelift/version.h"
+#include "api/request.h"
+#include "pipeline/batch_runner.h"
 #include "pipeline/job_runner.h"
 #include "pipeline/runner.h"
 #include "util/stop.h"
@@ -20,8 +23,8 @@ constexpr const char* kCancelled = "cancelled by the caller";
 class Watcher {
  public:
   Watcher(const pipeline::ProgressCounters& counters, const std::function<void(const Progress&)>& progress,
-          const std::function<bool()>& cancel)
-      : counters_(counters), progress_(progress), cancel_(cancel), start_(std::chrono::steady_clock::now()) {
+          const std::function<bool()>& cancel, CancelFlag& flag)
+      : counters_(counters), progress_(progress), cancel_(cancel), flag_(flag), start_(std::chrono::steady_clock::now()) {
     if (progress_ || cancel_) thread_ = std::thread([this] { loop(); });
   }
   ~Watcher() {
@@ -46,37 +49,22 @@ class Watcher {
   void loop() {
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_; })) {
-      if (cancel_ && cancel_()) request_stop(kCancelled);
+      if (cancel_ && cancel_()) flag_.cancel(kCancelled);
       if (progress_) progress_(snapshot());
     }
   }
 
   const pipeline::ProgressCounters& counters_;
-  const std::function<void(const Progress&)>& progress_;
-  const std::function<bool()>& cancel_;
+  // Copies: a caller may pass temporaries.
+  const std::function<void(const Progress&)> progress_;
+  const std::function<bool()> cancel_;
+  CancelFlag& flag_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
   std::thread thread_;
 };
-
-pipeline::RunOptions run_options_of(const RunRequest& q) {
-  pipeline::RunOptions r;
-  r.input = q.input;
-  r.output = q.output;
-  r.pipeline = q.pipeline;
-  r.stage_defaults = q.stage_defaults;
-  r.encoder.codec = q.codec;
-  r.encoder.crf = q.crf;
-  r.encoder.preset = q.preset;
-  r.encoder.pix_fmt = q.pix_fmt;
-  r.encoder.options = q.encoder_options;
-  r.max_frames = q.max_frames;
-  r.overwrite = q.overwrite;
-  r.progress = pipeline::ProgressMode::None;
-  return r;
-}
 
 // A pass's RunReport and a job's JobReport carry the same figures.
 template <class Report>
@@ -87,6 +75,18 @@ RunResult result_of(const Report& report, const RunRequest& q) {
   r.decode_errors = report.decode_errors;
   r.seconds = report.seconds;
   r.output = q.output;
+  r.summary = report.summary();
+  return r;
+}
+
+RunResult job_result_of(const pipeline::JobReport& report, const RunRequest& q) {
+  RunResult r = result_of(report, q);
+  r.job_dir = report.job_dir.string();
+  r.segments = report.segments;
+  r.segments_done_before = report.done_before;
+  r.segments_done_now = report.done_now;
+  r.segments_remaining = report.remaining;
+  r.assembled = report.assembled;
   return r;
 }
 
@@ -94,32 +94,45 @@ RunResult result_of(const Report& report, const RunRequest& q) {
 
 RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& progress,
               const std::function<bool()>& cancel) {
-  // A cancel of an earlier call is over; a signal's stop request is not ours to clear.
-  if (stop_requested() && stop_reason() == kCancelled) clear_stop_request();
+  // This call's cancel stops this call's threads only (util/stop.h); a signal still stops all.
+  CancelFlag flag;
+  CancelScope cancelling(&flag);
   pipeline::ProgressCounters counters;
   if (!q.as_job) {
-    pipeline::RunOptions r = run_options_of(q);
-    r.shared_progress = &counters;
+    pipeline::RunOptions r = api::run_options_of(q);
+    // The counters feed the callback; the run's own display (CLI) needs them unshared.
+    if (progress || cancel || q.display == ProgressDisplay::None) r.shared_progress = &counters;
     pipeline::RunReport report;
     {
-      Watcher watch(counters, progress, cancel);
+      Watcher watch(counters, progress, cancel, flag);
       report = pipeline::run_pipeline(r);
     }
     return result_of(report, q);
   }
-  pipeline::JobOptions o;
-  o.run = run_options_of(q);
-  o.job_dir = q.job_dir;
-  o.segment_frames = q.segment_frames;
-  o.progress = pipeline::ProgressMode::None;
-  o.framelift_version = version();
+  pipeline::JobOptions o = api::job_options_of(q);
   o.counters = &counters;
   pipeline::JobReport report;
   {
-    Watcher watch(counters, progress, cancel);
+    Watcher watch(counters, progress, cancel, flag);
     report = pipeline::run_job(o);
   }
-  return result_of(report, q);
+  return job_result_of(report, q);
+}
+
+bool is_batch_input(const std::string& input) { return pipeline::is_batch_input(input); }
+
+BatchResult run_batch(const RunRequest& q, const std::function<bool()>& cancel) {
+  if (!q.job_dir.empty() || !q.shard.empty() || !q.segments.empty() || q.prepare_only)
+    throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
+  CancelFlag flag;
+  CancelScope cancelling(&flag);
+  pipeline::ProgressCounters counters;
+  pipeline::BatchReport report;
+  {
+    Watcher watch(counters, {}, cancel, flag);
+    report = pipeline::run_batch(api::job_options_of(q), pipeline::batch_inputs(q.input), q.output);
+  }
+  return {report.done, report.failed, report.remaining, report.summary.string()};
 }
 
 }  // namespace framelift

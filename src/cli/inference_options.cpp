@@ -50,4 +50,13 @@ void apply_encoder_options(const EncoderArgs& a, media::EncoderSettings& setting
   }
 }
 
+void apply_encoder_options(const EncoderArgs& a, RunRequest& request) {
+  media::EncoderSettings s;
+  s.crf = request.crf;
+  s.options = request.encoder_options;
+  apply_encoder_options(a, s);
+  request.crf = s.crf;
+  request.encoder_options = s.options;
+}
+
 }  // namespace framelift::cli

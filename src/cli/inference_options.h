@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framelift/run.h"
 #include "media/encoder.h"
 
 namespace framelift::cli {
@@ -29,7 +30,8 @@ std::map<std::string, std::string> stage_defaults(const InferenceArgs& a);
 
 // --crf and -e on top of -c/--preset/--pix-fmt, which the caller binds to `settings` itself.
 void add_encoder_options(CLI::App* cmd, EncoderArgs& a);
-// Applies --crf and -e to `settings`. Throws Error(Usage) for a malformed -e.
+// Applies --crf and -e to `settings` (or a request's). Throws Error(Usage) for a malformed -e.
 void apply_encoder_options(const EncoderArgs& a, media::EncoderSettings& settings);
+void apply_encoder_options(const EncoderArgs& a, RunRequest& request);
 
 }  // namespace framelift::cli

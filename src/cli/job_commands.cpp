@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/job_options.h"
-#include "pipeline/job_runner.h"
+#include "framelift/job.h"
 #include "util/log.h"
 
 namespace framelift::cli {
@@ -27,14 +27,15 @@ void add_resume_command(CLI::App& app, Command& selected) {
       "  framelift resume --job-dir /shared/job --shard auto/8   # Kubernetes Indexed Job");
   cmd->callback([=, &selected] {
     selected = [=] {
-      int64_t segment_frames = 0;
-      pipeline::RunOptions run = pipeline::load_job_run_options(a->job_dir, &segment_frames);
-      if (!device->empty()) run.stage_defaults["device"] = *device;
-      run.progress = pipeline::parse_progress_mode(*progress);
+      // The saved request, with this worker's share, device and hooks; running it resumes.
+      RunRequest r = Job::open(a->job_dir).request();
       JobArgs args = *a;
-      args.segment_frames = segment_frames;
+      args.segment_frames = r.segment_frames;
       args.keep_job = true;  // a named folder is the user's
-      return run_as_job(run, args);
+      apply_job_args(args, r);
+      if (!device->empty()) r.stage_defaults["device"] = *device;
+      r.display = parse_progress_display(*progress);
+      return run_request(r);
     };
   });
 }
@@ -51,8 +52,8 @@ void add_assemble_command(CLI::App& app, Command& selected) {
       ->default_str("0");
   cmd->callback([=, &selected] {
     selected = [=] {
-      const auto output = pipeline::assemble_job(*dir, *overwrite, std::chrono::seconds(*wait));
-      log::info("wrote ", output.string());
+      const std::string output = Job::open(*dir).assemble(*overwrite, *wait);
+      log::info("wrote ", output);
       return 0;
     };
   });

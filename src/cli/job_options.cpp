@@ -1,8 +1,6 @@
 #include "cli/job_options.h"
 
 #include "cli/exit_codes.h"
-#include "pipeline/batch_runner.h"
-#include "pipeline/job_runner.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -48,59 +46,52 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool with_run_flags) {
       ->group(l);
 }
 
-namespace {
-
-pipeline::JobOptions job_options_from(const pipeline::RunOptions& run, const JobArgs& a) {
-  pipeline::JobOptions o;
-  o.run = run;
-  o.job_dir = a.job_dir;
-  o.segment_frames = a.segment_frames;
-  o.restart = a.restart;
-  o.prepare_only = a.prepare;
-  o.assemble = !a.no_assemble;
-  o.keep_job_dir = a.keep_job;
-  o.warm_segments = !a.cold_segments;
-  o.progress = run.progress;
-  o.framelift_version = FRAMELIFT_VERSION;
-  o.claim_stale_after = std::chrono::seconds(std::max(5, a.claim_timeout_s));
-  o.lifecycle.watch_preemption = lifecycle::parse_watch_provider(a.watch_preemption);
-  o.lifecycle.on_complete = a.on_complete;
-  o.lifecycle.on_fail = a.on_fail;
-  o.lifecycle.shutdown_when_done = a.shutdown_when_done;
-  o.lifecycle.shutdown_command = a.shutdown_command;
-  if (!a.hourly_price.empty()) o.lifecycle.hourly_price = lifecycle::parse_hourly_price(a.hourly_price);
-  if (!a.shard.empty() && !a.segments.empty()) throw Error(ErrorKind::Usage, "give --shard or --segments, not both");
-  if (!a.shard.empty()) o.selection = jobs::parse_shard(a.shard);
-  if (!a.segments.empty()) o.selection = jobs::parse_segment_range(a.segments);
-  // A worker of a larger job leaves assembling to the assemble step.
-  if (o.selection.sharded()) o.assemble = false;
+void apply_job_args(const JobArgs& a, RunRequest& r) {
+  r.as_job = !a.no_job;
+  r.job_dir = a.job_dir;
+  r.segment_frames = a.segment_frames;
+  r.restart = a.restart;
+  r.prepare_only = a.prepare;
+  r.assemble = !a.no_assemble;
+  r.keep_job_dir = r.keep_job_dir || a.keep_job;
+  r.warm_segments = !a.cold_segments;
+  r.shard = a.shard;
+  r.segments = a.segments;
+  r.claim_timeout_s = a.claim_timeout_s;
+  r.devices.clear();
   for (size_t start = 0; start < a.devices.size();) {
     const size_t comma = a.devices.find(',', start);
-    const std::string device = a.devices.substr(start, comma - start);
-    if (!device.empty()) o.devices.push_back(device);
+    r.devices.push_back(a.devices.substr(start, comma - start));
     start = comma == std::string::npos ? a.devices.size() : comma + 1;
   }
-  return o;
+  r.lifecycle.watch_preemption = a.watch_preemption;
+  r.lifecycle.on_complete = a.on_complete;
+  r.lifecycle.on_fail = a.on_fail;
+  r.lifecycle.shutdown_when_done = a.shutdown_when_done;
+  r.lifecycle.shutdown_command = a.shutdown_command;
+  r.lifecycle.hourly_price = a.hourly_price;
 }
 
-int run_batch(const pipeline::JobOptions& o) {
-  if (!o.job_dir.empty() || o.selection.sharded() || o.prepare_only)
-    throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
-  const pipeline::BatchReport report = pipeline::run_batch(o, pipeline::batch_inputs(o.run.input), o.run.output);
-  log::info("batch: ", report.done, " done, ", report.failed, " failed; summary in ", report.summary.string());
-  return report.failed ? exit_code(ErrorKind::Input) : 0;
+ProgressDisplay parse_progress_display(const std::string& text) {
+  if (text == "auto") return ProgressDisplay::Auto;
+  if (text == "bar") return ProgressDisplay::Bar;
+  if (text == "json") return ProgressDisplay::JsonLines;
+  if (text == "none") return ProgressDisplay::None;
+  throw Error(ErrorKind::Usage, str("--progress: unknown mode '", text, "' (auto, bar, json, none)"));
 }
 
-}  // namespace
-
-int run_as_job(const pipeline::RunOptions& run, const JobArgs& a) {
-  const pipeline::JobOptions o = job_options_from(run, a);
-  if (pipeline::is_batch_input(run.input)) return run_batch(o);
-  const pipeline::JobReport report = pipeline::run_job(o);
-  if (report.decode_errors) log::warn(run.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
-  log::info(report.summary());
-  if (!o.prepare_only && report.remaining > 0 && !o.selection.sharded())
-    log::info("segments remain; when they are done: framelift assemble --job-dir ", report.job_dir.string());
+int run_request(const RunRequest& r) {
+  if (is_batch_input(r.input)) {
+    const BatchResult report = run_batch(r);
+    log::info("batch: ", report.done, " done, ", report.failed, " failed; summary in ", report.summary_file);
+    return report.failed ? exit_code(ErrorKind::Input) : 0;
+  }
+  const RunResult report = run(r);
+  if (report.decode_errors) log::warn(r.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
+  log::info(report.summary);
+  const bool sharded = !r.shard.empty() || !r.segments.empty();
+  if (r.as_job && !r.prepare_only && report.segments_remaining > 0 && !sharded)
+    log::info("segments remain; when they are done: framelift assemble --job-dir ", report.job_dir);
   return 0;
 }
 

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "pipeline/runner.h"
+#include "framelift/run.h"
 
 namespace framelift::cli {
 
@@ -22,7 +22,15 @@ struct JobArgs {
 // job is first described (--restart, --prepare, --no-job, --segment-frames).
 void add_job_options(CLI::App* cmd, JobArgs& args, bool with_run_flags = true);
 
-// Runs `run` as a job with `args` (see pipeline/job_runner.h); returns the exit code.
-int run_as_job(const pipeline::RunOptions& run, const JobArgs& args);
+// The job flags into a request (shards, workers, hooks, prices: parsed by the API, which refuses
+// bad ones with the same messages for every caller).
+void apply_job_args(const JobArgs& args, RunRequest& request);
+
+// --progress auto|bar|json|none. Throws Error(Usage).
+ProgressDisplay parse_progress_display(const std::string& text);
+
+// Runs the request through the public API (framelift::run, or framelift::run_batch for a folder
+// or list input), logs its summary; returns the exit code.
+int run_request(const RunRequest& request);
 
 }  // namespace framelift::cli

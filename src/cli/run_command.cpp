@@ -5,12 +5,10 @@
 
 #include "cli/commands.h"
 #include "cli/inference_options.h"
+#include "cli/job_options.h"
+#include "framelift/run.h"
 #include "library/model_cache.h"
 #include "library/quality.h"
-#include "cli/job_options.h"
-#include "pipeline/batch_runner.h"
-#include "pipeline/job_runner.h"
-#include "pipeline/runner.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -18,13 +16,15 @@
 namespace framelift::cli {
 namespace {
 
+// The flags, bound to the public request they fill (framelift/run.h); strings for choices are
+// turned into typed values here or by the API, never further in.
 struct RunArgs {
-  pipeline::RunOptions options;
+  RunRequest options;
   EncoderArgs encoder;
-  std::string hwaccel = "none";
   std::string on_decode_error = "skip";
   std::string progress = "auto";
-  InferenceArgs inference;  // passed to every stage as defaults (RunOptions::stage_defaults)
+  int64_t queue_depth = 8;
+  InferenceArgs inference;  // passed to every stage as defaults (RunRequest::stage_defaults)
   JobArgs job;
 };
 
@@ -38,6 +38,7 @@ std::string image_codec_for(const std::filesystem::path& output) {
   if (ext == ".tif" || ext == ".tiff") return "tiff";
   return "";
 }
+std::string image_codec_for(const std::string& output) { return image_codec_for(std::filesystem::path(output)); }
 
 // Options shared by `run` and `upscale`.
 void add_common_options(CLI::App* cmd, RunArgs& a) {
@@ -45,16 +46,16 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("-i,--input", o.input, "Input file or URL; a folder or a .txt list: a batch (then -o is a folder)")->required();
   cmd->add_option("-o,--output", o.output, "Output file (the extension picks the container), or folder for a batch")->required();
   cmd->add_flag("-y,--overwrite", o.overwrite, "Replace an existing output file");
-  cmd->add_option("-c,--codec", o.encoder.codec, "Video encoder: libx264 (default), libx265, libsvtav1, ffv1, prores_ks, h264_nvenc, ...");
-  cmd->add_option("--preset", o.encoder.preset, "Encoder preset");
-  cmd->add_option("--pix-fmt", o.encoder.pix_fmt, "Output pixel format (default: the input's, so its bit depth is kept)");
+  cmd->add_option("-c,--codec", o.codec, "Video encoder: libx264 (default), libx265, libsvtav1, ffv1, prores_ks, h264_nvenc, ...");
+  cmd->add_option("--preset", o.preset, "Encoder preset");
+  cmd->add_option("--pix-fmt", o.pix_fmt, "Output pixel format (default: the input's, so its bit depth is kept)");
   add_encoder_options(cmd, a.encoder);
-  cmd->add_option("--hwaccel", a.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
+  cmd->add_option("--hwaccel", o.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
   cmd->add_option("--on-decode-error", a.on_decode_error, "skip: drop corrupt frames and report them; fail: stop")
       ->capture_default_str();
   cmd->add_option("--progress", a.progress, "auto (bar on a terminal), bar, json (lines on stdout), none")
       ->capture_default_str();
-  cmd->add_option("--queue-depth", o.queue_depth, "Frames buffered between decode, stages and encode")
+  cmd->add_option("--queue-depth", a.queue_depth, "Frames buffered between decode, stages and encode")
       ->capture_default_str();
   cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
@@ -63,26 +64,22 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
 }
 
 int execute(RunArgs& a) {
-  auto& o = a.options;
-  apply_encoder_options(a.encoder, o.encoder);
-  if (o.encoder.codec.empty()) o.encoder.codec = image_codec_for(o.output);
-  o.decoder.hwaccel = a.hwaccel;
-  if (a.on_decode_error == "skip") o.decoder.on_error = media::DecodeErrorPolicy::Skip;
-  else if (a.on_decode_error == "fail") o.decoder.on_error = media::DecodeErrorPolicy::Fail;
-  else throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a.on_decode_error, "'"));
-  o.progress = pipeline::parse_progress_mode(a.progress);
-  if (o.queue_depth < 1) throw Error(ErrorKind::Usage, "--queue-depth must be at least 1");
+  RunRequest& o = a.options;
+  apply_encoder_options(a.encoder, o);
+  if (o.codec.empty()) o.codec = image_codec_for(o.output);
+  if (a.on_decode_error != "skip" && a.on_decode_error != "fail")
+    throw Error(ErrorKind::Usage, str("--on-decode-error: expected skip or fail, got '", a.on_decode_error, "'"));
+  o.fail_on_corrupt_frames = a.on_decode_error == "fail";
+  o.display = parse_progress_display(a.progress);
+  if (a.queue_depth < 1 || a.queue_depth > 1024) throw Error(ErrorKind::Usage, "--queue-depth must be 1-1024");
+  o.queue_depth = static_cast<int>(a.queue_depth);
   o.stage_defaults = stage_defaults(a.inference);
-  o.color_conversion = pipeline::parse_color_conversion(a.inference.color_conversion);
+  o.color_conversion = a.inference.color_conversion;
+  apply_job_args(a.job, o);
   // Still images and image sequences are written file by file: nothing to segment or resume.
-  const bool images = !image_codec_for(o.output).empty() || o.output.filename().string().find('%') != std::string::npos;
-  if ((a.job.no_job || images) && !pipeline::is_batch_input(o.input)) {
-    pipeline::RunReport report = pipeline::run_pipeline(o);
-    if (report.decode_errors) log::warn(o.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
-    log::info(report.summary());
-    return 0;
-  }
-  return run_as_job(o, a.job);
+  const std::filesystem::path output(o.output);
+  if (!image_codec_for(output).empty() || output.filename().string().find('%') != std::string::npos) o.as_job = false;
+  return run_request(o);
 }
 
 }  // namespace

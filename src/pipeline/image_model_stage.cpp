@@ -6,6 +6,7 @@
 
 #include "infer/memory_budget.h"
 #include "infer/threads.h"
+#include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -32,6 +33,7 @@ ImageModelStage::ImageModelStage(std::string stage, std::string label, std::uniq
     : stage_(std::move(stage)), label_(std::move(label)), scale_(scale) {
   if (scale_ < 0) throw Error(ErrorKind::Usage, str("stage ", stage_, ": scale must be positive"));
   infer::RunnerOptions options = runner_options(o);
+  check_declared_precision(stage_, model->info().arch, options.target.dtype);
   if (!options.target.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
   if (o.has("max_memory")) {
     const int64_t bytes = infer::parse_byte_size(o.get("max_memory", ""));

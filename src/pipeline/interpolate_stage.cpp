@@ -77,6 +77,7 @@ class InterpolateStage : public Stage {
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
     if (factor_ == 0 && fps_.num == 0) factor_ = 2;
     target_ = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
+    check_declared_precision("interpolate", "rife", target_.dtype);
     if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
     infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);

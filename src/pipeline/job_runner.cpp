@@ -348,8 +348,10 @@ JobReport process_job(const JobOptions& o) {
     std::vector<std::thread> workers;
     std::mutex error_mutex;
     std::exception_ptr error;
+    const CancelFlag* cancel = current_cancel_flag();
     for (const std::string& device : devices) {
       workers.emplace_back([&, device] {
+        CancelScope cancelling(cancel);
         try {
           work(shared, device);
         } catch (...) {
@@ -399,6 +401,11 @@ RunOptions load_job_run_options(const fs::path& job_dir, int64_t* segment_frames
   static_cast<jobs::RunSpec&>(r) = job.spec;
   if (segment_frames) *segment_frames = job.spec.segment_frames;
   return r;
+}
+
+JobState job_state(const fs::path& job_dir) {
+  const OpenJob job = load_job(job_dir);
+  return {job.spec.output, int(job.plan.segments.size()), int(jobs::Journal(job.dir).finished(false).size())};
 }
 
 fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seconds wait) {

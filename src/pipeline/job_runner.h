@@ -66,6 +66,15 @@ JobReport run_job(const JobOptions& options);
 // when the folder holds no job.
 RunOptions load_job_run_options(const std::filesystem::path& job_dir, int64_t* segment_frames);
 
+// How far the job in `job_dir` is: its output, the plan's segments and the finished ones (by
+// the journal's records; their files are checked when a worker resumes). Throws Error(Usage)
+// when the folder holds no job.
+struct JobState {
+  std::filesystem::path output;
+  int segments = 0, finished = 0;
+};
+JobState job_state(const std::filesystem::path& job_dir);
+
 // Assembles a job whose segments are all finished; with wait > 0, first waits up to that long
 // for other workers to finish them. Returns the output path.
 std::filesystem::path assemble_job(const std::filesystem::path& job_dir, bool overwrite, std::chrono::seconds wait);

@@ -1,5 +1,9 @@
 #include "pipeline/model_run_options.h"
 
+#include "arch/declaration.h"
+#include "util/error.h"
+#include "util/str.h"
+
 namespace framelift::pipeline {
 
 namespace {
@@ -21,6 +25,20 @@ OptionSchema model_run_options() {
           integer_option("batch", "1", 1, 256, "frames per forward call"),
           integer_option("threads", "", 1, 1024, "CPU threads; default the CPUs this process may use"),
           size_option("max_memory", "memory budget, e.g. 4G")};
+}
+
+void check_declared_precision(const std::string& stage, const std::string& arch_name, c10::ScalarType dtype) {
+  const arch::Declaration* d = arch::find_declaration(arch_name);
+  if (!d) return;
+  const arch::Precision p = dtype == c10::kBFloat16 ? arch::Precision::Bf16
+                            : dtype == c10::kHalf   ? arch::Precision::Fp16
+                                                    : arch::Precision::Fp32;
+  if (d->runs_in(p)) return;
+  std::string listed;
+  for (size_t i = 0; i < d->precisions.size(); ++i)
+    listed += (i == 0 ? "" : i + 1 == d->precisions.size() ? " or " : ", ") + std::string(arch::precision_name(d->precisions[i]));
+  throw Error(ErrorKind::Usage, str("stage ", stage, ": ", d->description, " runs in ", listed, ", not ", arch::precision_name(p),
+                                    " (--precision)"));
 }
 
 }  // namespace framelift::pipeline

@@ -2,10 +2,19 @@
 // The options every model-backed stage reads: where and how the model runs (device, precision,
 // tiles, batches, threads, memory). The CLI's --device, --tile, ... flags are their defaults
 // (StageOptions::set_defaults), validated against this schema by each stage that declares them.
+#include <string>
+
+#include <c10/core/ScalarType.h>
+
 #include "pipeline/option_schema.h"
 
 namespace framelift::pipeline {
 
 OptionSchema model_run_options();
+
+// Refuses, before any frame, a precision the architecture's declaration (src/arch/) does not
+// list: Error(Usage, "stage STAGE: ARCH runs in fp32 or fp16, not bf16 (--precision)"). Networks
+// without a declaration (ncnn graphs, TorchScript modules) are not checked.
+void check_declared_precision(const std::string& stage, const std::string& arch, c10::ScalarType dtype);
 
 }  // namespace framelift::pipeline

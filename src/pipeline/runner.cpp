@@ -257,7 +257,10 @@ RunReport run_pipeline(const RunOptions& o) {
   const int64_t frame_step = std::max<int64_t>(
       1, rate.num > 0 ? av_rescale_q(1, av_inv_q(rate), vst->time_base) : 1);
 
+  // The caller's cancel (a library run's) reaches this run's threads and no other run's.
+  const CancelFlag* cancel = current_cancel_flag();
   std::thread demux_thread([&] {
+    CancelScope cancelling(cancel);
     ProfileScope profiling(o.profiler);
     try {
       bool stopped = false;
@@ -325,6 +328,7 @@ RunReport run_pipeline(const RunOptions& o) {
   });
 
   std::thread process_thread([&] {
+    CancelScope cancelling(cancel);
     ProfileScope profiling(o.profiler);
     try {
       // A first stage that filters the decoded frames (deinterlace, see Stage::decoded_frame_graph)

@@ -15,6 +15,7 @@ std::atomic<bool> g_stop{false};
 // Written once before g_stop is set (release) and read after it is seen (acquire): no lock, so
 // the signal handler may set it.
 std::atomic<const char*> g_reason{nullptr};
+thread_local const CancelFlag* t_cancel = nullptr;
 
 void on_signal(int signo) {
   if (g_stop.load()) {
@@ -44,11 +45,31 @@ void request_stop(const char* reason) {
   g_stop.store(true, std::memory_order_release);
 }
 
-bool stop_requested() noexcept { return g_stop.load(std::memory_order_acquire); }
+void CancelFlag::cancel(const char* reason) {
+  const char* expected = nullptr;
+  reason_.compare_exchange_strong(expected, reason);
+  cancelled_.store(true, std::memory_order_release);
+}
+
+const char* CancelFlag::reason() const {
+  const char* r = reason_.load();
+  return r ? r : "cancelled";
+}
+
+CancelScope::CancelScope(const CancelFlag* flag) : previous_(t_cancel) { t_cancel = flag; }
+CancelScope::~CancelScope() { t_cancel = previous_; }
+const CancelFlag* current_cancel_flag() noexcept { return t_cancel; }
+
+bool stop_requested() noexcept {
+  return g_stop.load(std::memory_order_acquire) || (t_cancel && t_cancel->cancelled());
+}
 
 std::string stop_reason() {
-  const char* r = g_reason.load();
-  return r ? r : "stop requested";
+  if (g_stop.load(std::memory_order_acquire)) {
+    const char* r = g_reason.load();
+    return r ? r : "stop requested";
+  }
+  return t_cancel && t_cancel->cancelled() ? t_cancel->reason() : "stop requested";
 }
 
 void throw_if_stop_requested() {

