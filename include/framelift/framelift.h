@@ -6,6 +6,9 @@
 //
 //   framelift/pipeline.h  a chain of stages fed frames from memory
 //   framelift/run.h       a file to a file, as a resumable job, with progress and cancel
+//   framelift/job.h       a job folder: create, work a shard, assemble
+//   framelift/source.h    decoded frames of a file, in memory
+//   framelift/sink.h      frames from memory encoded into a file
 //   framelift/plan.h      which GPU and provider fit a job: memory, time, cost
 //   framelift/frame.h     frames in memory
 //   framelift/error.h     the one error type and its exit codes
@@ -16,4 +19,6 @@
 #include "framelift/plan.h"
 #include "framelift/job.h"
 #include "framelift/run.h"
+#include "framelift/sink.h"
+#include "framelift/source.h"
 #include "framelift/version.h"

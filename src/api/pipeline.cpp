@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "api/plan_pipeline.h"
+#include "api/video_shape.h"
 #include "media/video_format.h"
 #include "pipeline/option_schema.h"
 #include "pipeline/stage.h"
@@ -30,55 +31,6 @@ std::string kind_name(fp::OptionType t) {
     case fp::OptionType::Text: return "text";
   }
   return "text";
-}
-
-AVFieldOrder av_field_order(FieldOrder o) {
-  switch (o) {
-    case FieldOrder::Progressive: return AV_FIELD_PROGRESSIVE;
-    case FieldOrder::TopFirst: return AV_FIELD_TT;
-    case FieldOrder::BottomFirst: return AV_FIELD_BB;
-    case FieldOrder::Unknown: break;
-  }
-  return AV_FIELD_UNKNOWN;
-}
-
-FieldOrder field_order_of(AVFieldOrder o) {
-  switch (o) {
-    case AV_FIELD_PROGRESSIVE: return FieldOrder::Progressive;
-    case AV_FIELD_TT: case AV_FIELD_TB: return FieldOrder::TopFirst;
-    case AV_FIELD_BB: case AV_FIELD_BT: return FieldOrder::BottomFirst;
-    default: return FieldOrder::Unknown;
-  }
-}
-
-// Frames in memory are RGB: the stages see what the runner gives them after its conversion.
-media::VideoFormat format_of(const VideoShape& s) {
-  if (s.width <= 0 || s.height <= 0) throw Error(ErrorKind::Usage, str("Pipeline::configure: size ", s.width, "x", s.height));
-  if (s.time_base_num <= 0 || s.time_base_den <= 0)
-    throw Error(ErrorKind::Usage, str("Pipeline::configure: time base ", s.time_base_num, "/", s.time_base_den));
-  media::VideoFormat f;
-  f.width = s.width;
-  f.height = s.height;
-  f.pix_fmt = AV_PIX_FMT_RGB24;
-  f.time_base = {s.time_base_num, s.time_base_den};
-  f.frame_rate = {s.frame_rate_num, s.frame_rate_den > 0 ? s.frame_rate_den : 1};
-  f.start_pts = s.start_pts;
-  f.field_order = av_field_order(s.field_order);
-  f.range = AVCOL_RANGE_JPEG;
-  return f;
-}
-
-VideoShape shape_of(const media::VideoFormat& f) {
-  VideoShape s;
-  s.width = f.width;
-  s.height = f.height;
-  s.frame_rate_num = f.frame_rate.num;
-  s.frame_rate_den = f.frame_rate.den;
-  s.time_base_num = f.time_base.num;
-  s.time_base_den = f.time_base.den;
-  s.start_pts = f.start_pts == AV_NOPTS_VALUE ? 0 : f.start_pts;
-  s.field_order = field_order_of(f.field_order);
-  return s;
 }
 
 std::vector<fp::StageSpec> internal_specs(const std::vector<StageSpec>& stages) {
@@ -152,12 +104,12 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 
 VideoShape Pipeline::configure(const VideoShape& input) {
   if (impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
-  impl_->in = format_of(input);
+  impl_->in = api::format_of(input);
   media::VideoFormat f = impl_->in;
   for (auto& stage : impl_->stages) f = stage->configure(f);
   impl_->out = f;
   impl_->configured = true;
-  return shape_of(f);
+  return api::shape_of(f);
 }
 
 void Pipeline::send(Frame frame) {

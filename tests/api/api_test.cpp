@@ -325,4 +325,64 @@ TEST(Api, JobWorkedInTwoShardsEqualsOneRun) {
   }
 }
 
+// Source -> Pipeline -> Sink, the loop an embedder writes, makes the frames `framelift run` makes
+// (framemd5: timestamps and pixels, exactly); a window (start_s, max_frames) gives the frames
+// from that time on; a Sink dropped before close() leaves nothing under the output's name.
+TEST(Api, SourcePipelineSinkMatchesTheCli) {
+  const fs::path dir = temp_dir("api-source-sink");
+  const fs::path input = media("real_megamind.mkv");
+  const fs::path cli = dir / "cli.mkv", ours = dir / "ours.mkv";
+  ASSERT_EQ(run_command("'" + framelift::test::cli_path().string() + "' run -i " + quote(input) + " -o " + quote(cli) +
+                        " --pipeline resize:scale=0.5 -c ffv1 --no-job --progress none"),
+            0);
+  framelift::Source in(input.string());
+  EXPECT_EQ(in.shape().width, 720);
+  EXPECT_EQ(in.shape().height, 528);
+  EXPECT_EQ(in.shape().time_base_den, 1000);
+  framelift::Pipeline p("resize:scale=0.5");
+  const framelift::VideoShape out_shape = p.configure(in.shape());
+  framelift::Sink out(ours.string(), out_shape, {.codec = "ffv1"});
+  int64_t frames = 0;
+  while (auto f = in.read()) {
+    ++frames;
+    p.send(std::move(*f));
+    while (auto g = p.receive()) out.write(*g);
+  }
+  p.flush();
+  while (auto g = p.receive()) out.write(*g);
+  EXPECT_FALSE(fs::exists(ours));  // not before close()
+  EXPECT_EQ(out.close(), 48);
+  EXPECT_EQ(frames, 48);
+  EXPECT_EQ(framemd5(ours), framemd5(cli));
+
+  // A window: 1 s after the video's start (its first frame is at 42 ms), 5 frames.
+  framelift::Source window(input.string(), {.start_s = 1.0, .max_frames = 5});
+  std::vector<int64_t> pts;
+  while (auto f = window.read()) pts.push_back(f->pts);
+  ASSERT_EQ(pts.size(), 5u);
+  EXPECT_EQ(pts.front(), 1043);  // the first frame at or after 1042 ms
+  EXPECT_EQ(pts.back(), 1210);
+
+  // Refusals: an existing output, a missing input; an abandoned sink leaves no file behind.
+  EXPECT_THROW(framelift::Sink(ours.string(), out_shape, {.codec = "ffv1"}), framelift::Error);
+  try {
+    framelift::Source missing((dir / "missing.mkv").string());
+    ADD_FAILURE() << "opened a missing file";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Input) << e.what();
+  }
+  {
+    framelift::Sink abandoned((dir / "abandoned.mkv").string(), out_shape, {.codec = "ffv1"});
+    framelift::Source again(input.string(), {.max_frames = 2});
+    framelift::Pipeline half("resize:scale=0.5");
+    half.configure(again.shape());
+    while (auto f = again.read()) {
+      half.send(std::move(*f));
+      while (auto g = half.receive()) abandoned.write(*g);
+    }
+  }
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find("abandoned"), std::string::npos) << e.path();
+}
+
 }  // namespace

@@ -1,0 +1,12 @@
+#pragma once
+// The public VideoShape (framelift/pipeline.h) and the engine's media::VideoFormat, both ways.
+#include "framelift/pipeline.h"
+#include "media/video_format.h"
+
+namespace framelift::api {
+
+// Frames in memory are RGB, full range. Throws Error(Usage) for a bad size or time base.
+media::VideoFormat format_of(const VideoShape& shape);
+VideoShape shape_of(const media::VideoFormat& format);
+
+}  // namespace framelift::api
