@@ -385,4 +385,31 @@ TEST(Api, SourcePipelineSinkMatchesTheCli) {
     EXPECT_EQ(e.path().filename().string().find("abandoned"), std::string::npos) << e.path();
 }
 
+// profile() is what `framelift profile` prints and writes: a manifest for the planner, measured
+// on the real clip, and an existing manifest is not replaced without overwrite.
+TEST(Api, ProfileWritesTheManifestTheCliWrites) {
+  const fs::path dir = temp_dir("api-profile");
+  framelift::ProfileRequest q;
+  q.run.input = media("real_megamind.mkv").string();
+  q.run.pipeline = "resize:scale=0.5";
+  q.run.codec = "ffv1";
+  q.frames = 6;
+  q.stretches = 2;
+  q.manifest_file = (dir / "cpu.json").string();
+  const framelift::ProfileResult r = framelift::profile(q);
+  std::ifstream in(q.manifest_file);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, r.manifest_json);
+  EXPECT_NE(written.find("\"kind\": \"framelift-profile\""), std::string::npos) << written;
+  EXPECT_NE(written.find("\"frames_in\": 6"), std::string::npos) << written;
+  EXPECT_NE(r.text.find("end to end"), std::string::npos) << r.text;
+  EXPECT_GT(r.end_to_end_fps, 0);
+  try {
+    framelift::profile(q);
+    ADD_FAILURE() << "replaced a manifest without overwrite";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Output) << e.what();
+  }
+}
+
 }  // namespace
