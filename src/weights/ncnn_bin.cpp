@@ -1,12 +1,15 @@
 #include "weights/ncnn_bin.h"
 
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
 #include <ATen/ATen.h>
 
 #include "util/error.h"
+#include "weights/byte_reader.h"
 #include "util/str.h"
 
 namespace framelift::weights {
@@ -18,6 +21,14 @@ constexpr uint32_t kTagFp32 = 0x0002C056;
 
 size_t align4(size_t n) { return (n + 3) / 4 * 4; }
 
+// Bytes for `count` elements of `element` bytes, or nullopt when the product overflows. Counts come
+// from the .param and are untrusted: they are checked against the file before anything is allocated.
+std::optional<size_t> byte_size(int64_t count, size_t element) {
+  size_t bytes = 0;
+  if (count < 0 || __builtin_mul_overflow(static_cast<uint64_t>(count), element, &bytes)) return std::nullopt;
+  return bytes;
+}
+
 // A bounds-checked cursor over the .bin bytes that decodes ModelBin blobs.
 class BinCursor {
  public:
@@ -28,9 +39,10 @@ class BinCursor {
     uint32_t tag = 0;
     read_into(&tag, sizeof(tag), layer, "tag");
     if (tag == kTagFp16) {
+      const size_t bytes = need(count, 2, layer, "fp16 weights");
       auto t = at::empty({count}, at::kHalf);
-      read_into(t.data_ptr(), count * 2, layer, "fp16 weights");
-      skip(align4(count * 2) - count * 2, layer);
+      read_into(t.data_ptr(), bytes, layer, "fp16 weights");
+      skip(align4(bytes) - bytes, layer);
       return t;
     }
     if (tag == kTagInt8)
@@ -38,28 +50,38 @@ class BinCursor {
     if (tag == kTagFp32 || tag == 0) return raw(count, layer);
     // Any other non-zero tag: an old quantization table of 256 floats, then one byte index per value.
     auto table = raw(256, layer);
+    const size_t bytes = need(count, 1, layer, "quantized weights");
     auto indices = at::empty({count}, at::kByte);
-    read_into(indices.data_ptr(), count, layer, "quantized weights");
-    skip(align4(count) - count, layer);
+    read_into(indices.data_ptr(), bytes, layer, "quantized weights");
+    skip(align4(bytes) - bytes, layer);
     return table.index_select(0, indices.to(at::kLong));
   }
 
   // A raw fp32 blob without tag (ModelBin type 1).
   at::Tensor raw(int64_t count, const std::string& layer) {
+    const size_t bytes = need(count, 4, layer, "fp32 data");
     auto t = at::empty({count}, at::kFloat);
-    read_into(t.data_ptr(), count * 4, layer, "fp32 data");
+    read_into(t.data_ptr(), bytes, layer, "fp32 data");
     return t;
   }
 
   size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
-  void read_into(void* dst, int64_t n, const std::string& layer, const char* what) {
-    if (n < 0 || static_cast<size_t>(n) > remaining())
+  // The byte size of a blob, checked against what is left of the file before it is allocated.
+  size_t need(int64_t count, size_t element, const std::string& layer, const char* what) const {
+    const auto bytes = byte_size(count, element);
+    if (!bytes || *bytes > remaining())
+      throw Error(ErrorKind::Model, str(source_, ": file ends inside layer ", layer, " (", what, ": need ", count,
+                                        " x ", element, " bytes at offset ", pos_, ", ", remaining(), " left)"));
+    return *bytes;
+  }
+  void read_into(void* dst, size_t n, const std::string& layer, const char* what) {
+    if (n > remaining())
       throw Error(ErrorKind::Model, str(source_, ": file ends inside layer ", layer, " (", what, ": need ", n,
                                         " bytes at offset ", pos_, ", ", remaining(), " left)"));
-    std::memcpy(dst, bytes_.data() + pos_, static_cast<size_t>(n));
-    pos_ += static_cast<size_t>(n);
+    if (n > 0) std::memcpy(dst, bytes_.data() + pos_, n);
+    pos_ += n;
   }
   void skip(size_t n, const std::string& layer) {
     if (n > remaining()) throw Error(ErrorKind::Model, str(source_, ": file ends inside layer ", layer));
@@ -70,6 +92,14 @@ class BinCursor {
   const std::string& source_;
   size_t pos_ = 0;
 };
+
+// a * b * c, or nullopt when it overflows int64.
+std::optional<int64_t> product(std::initializer_list<int64_t> factors) {
+  int64_t out = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(out, f, &out)) return std::nullopt;
+  return out;
+}
 
 int64_t checked_count(int64_t n, const std::string& source, const NcnnLayer& layer, const char* what) {
   if (n < 0) throw Error(ErrorKind::Model, str(source, ": layer ", layer.name, ": negative ", what));
@@ -94,12 +124,13 @@ void load_conv(const NcnnLayer& layer, BinCursor& in, StateDict& out, const std:
   int64_t kh = p.get_int(11, static_cast<int>(kw));
   int64_t size = checked_count(p.get_int(6, 0), source, layer, "weight_data_size");
   int64_t group = has_group ? p.get_int(7, 1) : 1;
-  if (num_output <= 0 || kw <= 0 || kh <= 0 || group <= 0 || size % (num_output * kw * kh) != 0 ||
-      num_output % group != 0)
+  // In checked arithmetic: hostile sizes whose product wraps to 0 would reach `size % 0`.
+  const auto per_input = num_output > 0 && kw > 0 && kh > 0 ? product({num_output, kw, kh}) : std::nullopt;
+  if (!per_input || group <= 0 || size % *per_input != 0 || num_output % group != 0)
     throw Error(ErrorKind::Model, str(source, ": layer ", layer.name, ": weight_data_size ", size,
                                       " does not fit num_output ", num_output, ", kernel ", kw, "x", kh));
   auto weight = in.tagged(size, layer.name);
-  int64_t in_per_group = size / (num_output * kw * kh);  // ncnn stores [group][out/g][in/g][kh][kw]
+  int64_t in_per_group = size / *per_input;  // ncnn stores [group][out/g][in/g][kh][kw]
   if (!transposed) {
     out[layer.name + ".weight"] = weight.view({num_output, in_per_group, kh, kw});
   } else {
@@ -172,7 +203,9 @@ void load_layer(const NcnnLayer& layer, BinCursor& in, StateDict& out, const std
       if (v > 0) shape.push_back(v);
     }
     int64_t count = 1;
-    for (auto v : shape) count *= v;
+    for (auto v : shape)
+      if (__builtin_mul_overflow(count, v, &count))
+        throw Error(ErrorKind::Model, str(source, ": layer ", n, ": MemoryData shape is too large"));
     out[n + ".data"] = in.raw(count, n).view(shape);
     return;
   }
@@ -191,8 +224,10 @@ bool ncnn_layer_is_weightless(const std::string& type) {
   return kTypes.count(type) != 0;
 }
 
-StateDict ncnn_to_state_dict(const NcnnGraph& graph, const std::string& bytes, const std::string& source_name,
-                             const NcnnBinOptions& options) {
+namespace {
+
+StateDict read_layers(const NcnnGraph& graph, const std::string& bytes, const std::string& source_name,
+                      const NcnnBinOptions& options) {
   StateDict out;
   BinCursor in(bytes, source_name);
   for (const auto& layer : graph.layers) {
@@ -203,6 +238,21 @@ StateDict ncnn_to_state_dict(const NcnnGraph& graph, const std::string& bytes, c
     throw Error(ErrorKind::Model, str(source_name, ": ", in.remaining(),
                                       " bytes left after the last layer (weights do not match ", graph.source, ")"));
   return out;
+}
+
+}  // namespace
+
+StateDict ncnn_to_state_dict(const NcnnGraph& graph, const std::string& bytes, const std::string& source_name,
+                             const NcnnBinOptions& options) {
+  // Our checks stop bad input first; this keeps the one-error-type promise (one line, no libtorch
+  // backtrace) if libtorch or the allocator objects anyway.
+  try {
+    return read_layers(graph, bytes, source_name, options);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::Model, str(source_name, ": cannot load ncnn weights (", first_line(e.what()), ")"));
+  }
 }
 
 StateDict ncnn_to_state_dict(const NcnnGraph& graph, const std::filesystem::path& bin_path,

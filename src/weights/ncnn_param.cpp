@@ -1,6 +1,9 @@
 #include "weights/ncnn_param.h"
 
 #include <cctype>
+#include <cfloat>
+#include <climits>
+#include <cstdint>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
@@ -94,25 +97,41 @@ NcnnParamValue parse_value(std::string_view text, bool is_array, const LineError
   return value;
 }
 
+// A parameter as int, saturated: "1e300" or "nan" in a hostile .param must not reach an
+// out-of-range conversion (undefined behaviour); a saturated value fails the layer's own checks.
+int saturated_int(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= static_cast<double>(INT_MAX)) return INT_MAX;
+  if (v <= static_cast<double>(INT_MIN)) return INT_MIN;
+  return static_cast<int>(std::lround(v));
+}
+
+// Out-of-range double -> float is undefined behaviour; hostile values become +-infinity.
+float saturated_float(double v) {
+  if (v > static_cast<double>(FLT_MAX)) return INFINITY;
+  if (v < -static_cast<double>(FLT_MAX)) return -INFINITY;
+  return static_cast<float>(v);
+}
+
 }  // namespace
 
 int NcnnParams::get_int(int id, int fallback) const {
   auto it = values_.find(id);
   if (it == values_.end() || it->second.numbers.empty()) return fallback;
-  return static_cast<int>(std::lround(it->second.numbers[0]));
+  return saturated_int(it->second.numbers[0]);
 }
 
 float NcnnParams::get_float(int id, float fallback) const {
   auto it = values_.find(id);
   if (it == values_.end() || it->second.numbers.empty()) return fallback;
-  return static_cast<float>(it->second.numbers[0]);
+  return saturated_float(it->second.numbers[0]);
 }
 
 std::vector<int> NcnnParams::get_ints(int id) const {
   std::vector<int> out;
   auto it = values_.find(id);
   if (it == values_.end()) return out;
-  for (double v : it->second.numbers) out.push_back(static_cast<int>(std::lround(v)));
+  for (double v : it->second.numbers) out.push_back(saturated_int(v));
   return out;
 }
 
@@ -120,7 +139,7 @@ std::vector<float> NcnnParams::get_floats(int id) const {
   std::vector<float> out;
   auto it = values_.find(id);
   if (it == values_.end()) return out;
-  for (double v : it->second.numbers) out.push_back(static_cast<float>(v));
+  for (double v : it->second.numbers) out.push_back(saturated_float(v));
   return out;
 }
 
@@ -166,7 +185,8 @@ NcnnGraph parse_ncnn_param_text(std::string_view text, const std::string& source
     int n_in = 0, n_out = 0;
     if (!parse_int(tokens[2], &n_in) || !parse_int(tokens[3], &n_out) || n_in < 0 || n_out < 0)
       err.fail(str("layer ", layer.name, ": bad blob counts"));
-    if (tokens.size() < 4 + static_cast<size_t>(n_in + n_out))
+    // In 64 bits: n_in + n_out in int overflows for counts near INT_MAX.
+    if (uint64_t{tokens.size()} - 4 < uint64_t(n_in) + uint64_t(n_out))
       err.fail(str("layer ", layer.name, ": fewer blob names than declared"));
     size_t t = 4;
     for (int k = 0; k < n_in; ++k) layer.inputs.push_back(tokens[t++]);
