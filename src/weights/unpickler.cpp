@@ -25,6 +25,10 @@ enum Op : uint8_t {
   BINBYTES8 = 0x8e, STACK_GLOBAL = 0x93, MEMOIZE = 0x94, FRAME = 0x95,
 };
 
+// A container node with its allocation and arena slot; a memo entry in its hash map.
+constexpr size_t kNodeBytes = sizeof(Node) + 32;
+constexpr size_t kMemoEntryBytes = sizeof(Value) + 32;
+
 // What BINGET/DUP copy: containers are shared, so only inline payloads count.
 size_t copy_cost(const Value& value) {
   if (const auto* s = as<std::string>(value)) return s->size();
@@ -40,7 +44,7 @@ size_t copy_cost(const Value& value) {
 class Machine {
  public:
   Machine(std::span<const uint8_t> bytes, const std::string& label, const Limits& limits)
-      : in_(bytes, label), label_(label), limits_(limits) {}
+      : in_(bytes, label), label_(label), limits_(limits), memory_budget_(memory_budget(bytes.size(), limits)) {}
 
   Unpickled run() {
     while (true) {
@@ -52,13 +56,38 @@ class Machine {
         return std::move(out_);
       }
       step(op, at);
+      check_memory();
     }
+  }
+
+  // What the values made so far hold: containers and strings are never freed before the end
+  // (held_), the stack and memo are counted as they are now. Memo copies have their own bound.
+  size_t memory_in_use() const {
+    return held_ + stack_.size() * sizeof(Value) + memo_.size() * kMemoEntryBytes;
   }
 
  private:
   [[noreturn]] void fail(const std::string& problem) const { in_.fail(str("pickle: ", problem)); }
 
+  static size_t memory_budget(size_t size, const Limits& limits) {
+    size_t budget = 0;
+    if (__builtin_mul_overflow(size, limits.memory_per_byte, &budget) ||
+        __builtin_add_overflow(budget, limits.memory_floor, &budget))
+      return SIZE_MAX;
+    return budget;
+  }
+
+  void check_memory() const {
+    if (memory_in_use() > memory_budget_)
+      fail(str("needs more than ", memory_budget_ >> 20, " MiB of memory for a ", in_.position() + in_.remaining(),
+               "-byte pickle (a pickle bomb?)"));
+  }
+
+  // Values stored into a container stay until the end: counted once, when stored.
+  void store(size_t values) { held_ += values * sizeof(Value); }
+
   Node* new_node(Node::Kind kind) {
+    held_ += kNodeBytes;
     out_.arena.push_back(std::make_unique<Node>());
     out_.arena.back()->kind = kind;
     return out_.arena.back().get();
@@ -100,6 +129,7 @@ class Machine {
   }
 
   void push_tuple(std::vector<Value> items) {
+    store(items.size());
     Node* node = new_node(Node::Kind::Tuple);
     node->items = std::move(items);
     push(node);
@@ -107,6 +137,7 @@ class Machine {
 
   std::string text(uint64_t n, std::string_view what) {
     auto bytes = in_.take(n, what);
+    held_ += n;
     return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
 
@@ -165,6 +196,7 @@ class Machine {
   void setitems(std::vector<Value> items, Value& target, std::string_view op) {
     if (items.size() % 2) fail(str(op, " with an odd number of items"));
     Node* dict = container(target, Node::Kind::Dict, op);
+    store(items.size() + items.size() / 2);  // an index entry per key
     for (size_t i = 0; i < items.size(); i += 2) dict->set(std::move(items[i]), std::move(items[i + 1]));
   }
 
@@ -227,6 +259,7 @@ class Machine {
       case LIST: {
         Node* list = new_node(Node::Kind::List);
         list->items = pop_mark("LIST");
+        store(list->items.size());
         push(list);
         return;
       }
@@ -240,18 +273,21 @@ class Machine {
       case APPEND: {
         Value item = pop("APPEND");
         container(top("APPEND"), Node::Kind::List, "APPEND")->items.push_back(std::move(item));
+        store(1);
         return;
       }
       case APPENDS: {
         auto items = pop_mark("APPENDS");
         Node* list = container(top("APPENDS"), Node::Kind::List, "APPENDS");
         for (auto& item : items) list->items.push_back(std::move(item));
+        store(items.size());
         return;
       }
       case SETITEM: {
         Value value = pop("SETITEM");
         Value key = pop("SETITEM");
         container(top("SETITEM"), Node::Kind::Dict, "SETITEM")->set(std::move(key), std::move(value));
+        store(3);
         return;
       }
       case SETITEMS: {
@@ -310,6 +346,8 @@ class Machine {
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, Value> memo_;
   size_t copied_ = 0;
+  const size_t memory_budget_;
+  size_t held_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,12 @@ struct Limits {
   // Bytes that BINGET/DUP may copy in total (strings and tensor metadata are copied, containers
   // are shared). Bounds the memory a small hostile pickle can make us allocate.
   size_t max_copied_bytes = size_t{256} << 20;
+  // Memory the unpickled values may hold (containers, stack, memo, strings), as a floor plus a
+  // multiple of the pickle's size: one opcode byte can make a container of ~300 bytes, so without
+  // a bound a 20 MB file of EMPTY_LIST opcodes became 6.9 GB. Real state-dict pickles hold 29-49
+  // bytes per pickle byte (tests/weights/real_checkpoints_test.cpp measures two).
+  size_t memory_floor = size_t{64} << 20;
+  size_t memory_per_byte = 64;
 };
 
 // Unpickles the first pickle in `bytes` (stops at STOP; `consumed` says where). `label` names the

@@ -138,6 +138,30 @@ TEST(Unpickler, MemoBombIsStopped) {
   EXPECT_NE(error_of(p.bytes()).find("memo"), std::string::npos);
 }
 
+TEST(Unpickler, ListBombIsBoundedByTheFileSize) {
+  // 8 MB of EMPTY_LIST opcodes: each byte a container of ~300 bytes, 2.4 GB unbounded. The budget
+  // (64 MiB + 64 bytes per pickle byte) stops it long before the end of the file.
+  ByteString bomb = PickleBuilder().proto(2).bytes();
+  bomb.resize(8 << 20, ']');
+  EXPECT_NE(error_of(bomb, "lists.pkl").find("lists.pkl: pickle: needs more than 576 MiB"), std::string::npos);
+  // The same with values left on the stack (NONE pushes 1 byte, holds sizeof(Value)).
+  ByteString nones = PickleBuilder().proto(2).bytes();
+  nones.resize(8 << 20, 'N');
+  EXPECT_NE(error_of(nones).find("pickle bomb"), std::string::npos);
+}
+
+TEST(Unpickler, MemoryBudgetIsConfigurable) {
+  PickleBuilder p;
+  p.proto(2).op('(');
+  for (int i = 0; i < 1000; ++i) p.op(']');
+  p.op('l').op('.');
+  Limits tight;
+  tight.memory_floor = 0;
+  tight.memory_per_byte = 8;
+  EXPECT_THROW(unpickle(p.bytes(), "small.pkl", tight), Error);
+  EXPECT_NO_THROW(unpickle(p.bytes(), "small.pkl"));
+}
+
 TEST(Unpickler, CyclicContainersDoNotLeakOrRecurse) {
   // l = []; l.append(l) — shared nodes in a flat arena, so this is harmless.
   PickleBuilder p;
