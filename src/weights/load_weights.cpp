@@ -10,17 +10,22 @@
 
 namespace framelift::weights {
 
-WeightFormat detect_weight_format(std::span<const uint8_t> bytes) {
-  if (looks_like_zip(bytes)) return WeightFormat::PthZip;
-  if (!bytes.empty() && bytes[0] == 0x80) return WeightFormat::PthLegacy;  // pickle PROTO
-  if (looks_like_safetensors(bytes)) return WeightFormat::Safetensors;
+WeightFormat detect_weight_format(std::span<const uint8_t> head, uint64_t file_size) {
+  if (looks_like_zip(head)) return WeightFormat::PthZip;
+  if (!head.empty() && head[0] == 0x80) return WeightFormat::PthLegacy;  // pickle PROTO
+  if (looks_like_safetensors(head, file_size)) return WeightFormat::Safetensors;
   return WeightFormat::Unknown;
 }
 
+WeightFormat detect_weight_format(std::span<const uint8_t> bytes) { return detect_weight_format(bytes, bytes.size()); }
+
 StateDict load_weights(const std::filesystem::path& path) {
-  const auto bytes = read_file_bytes(path);
   const std::string label = path.string();
-  switch (detect_weight_format(bytes)) {
+  // Decided from the head: a file that is no weight file (a video, a disk image) is not read whole.
+  const auto head = read_file_head(path, kWeightHeadBytes);
+  const WeightFormat format = detect_weight_format(head.bytes, head.file_size);
+  const auto bytes = format == WeightFormat::Unknown ? std::vector<uint8_t>{} : read_file_bytes(path);
+  switch (format) {
     case WeightFormat::PthZip:
     case WeightFormat::PthLegacy: return load_pth_bytes(bytes, label);
     case WeightFormat::Safetensors: return unwrap_state_dict(load_safetensors_bytes(bytes, label), label);

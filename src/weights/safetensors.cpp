@@ -64,11 +64,13 @@ Slot parse_slot(const std::string& name, const nlohmann::json& spec, uint64_t da
 
 }  // namespace
 
-bool looks_like_safetensors(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 10) return false;
-  const uint64_t header = load_le<uint64_t>(bytes.data());
-  return header >= 2 && header <= bytes.size() - 8 && bytes[8] == '{';
+bool looks_like_safetensors(std::span<const uint8_t> head, uint64_t file_size) {
+  if (head.size() < 9 || file_size < 10) return false;
+  const uint64_t header = load_le<uint64_t>(head.data());
+  return header >= 2 && header <= file_size - 8 && head[8] == '{';
 }
+
+bool looks_like_safetensors(std::span<const uint8_t> bytes) { return looks_like_safetensors(bytes, bytes.size()); }
 
 namespace {
 

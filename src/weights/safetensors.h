@@ -23,5 +23,7 @@ void save_safetensors(const std::filesystem::path& path, const StateDict& tensor
 
 // True when `bytes` start like a safetensors file (plausible header length, then '{').
 bool looks_like_safetensors(std::span<const uint8_t> bytes);
+// The same from the first bytes of a file of `file_size` bytes (9 are enough).
+bool looks_like_safetensors(std::span<const uint8_t> head, uint64_t file_size);
 
 }  // namespace framelift::weights
