@@ -44,17 +44,22 @@ bool ArchiveReader::next() {
   return true;
 }
 
-std::string ArchiveReader::extract_to(const fs::path& dest) {
+std::string ArchiveReader::extract_to(const fs::path& dest, std::uint64_t max_bytes) {
+  if (size_ > max_bytes) return "";  // the header already says so
   std::unique_ptr<std::FILE, FileCloser> out(std::fopen(dest.c_str(), "wb"));
   if (!out) throw Error(ErrorKind::Output, str(dest.string(), ": cannot write (", std::strerror(errno), ")"));
   net::Sha256 hash;
   char buf[1 << 16];
+  std::uint64_t written = 0;
   for (;;) {
     la_ssize_t n = archive_read_data(archive_.get(), buf, sizeof buf);
     if (n == 0) break;
     if (n < 0)
       throw Error(ErrorKind::Input, str(file_.string(), ": ", path_, ": corrupt archive entry (",
                                         archive_error_string(archive_.get()), ")"));
+    // The header's size can lie (or be absent); the stream is checked too.
+    written += std::uint64_t(n);
+    if (written > max_bytes) return "";
     hash.update(buf, size_t(n));
     if (std::fwrite(buf, 1, size_t(n), out.get()) != size_t(n))
       throw Error(ErrorKind::Output, str(dest.string(), ": write failed (", std::strerror(errno), ")"));

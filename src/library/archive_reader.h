@@ -22,7 +22,9 @@ class ArchiveReader {
   std::uint64_t size() const { return size_; }
 
   // Writes the current entry's bytes to `dest` and returns their SHA-256. Callable once per entry.
-  std::string extract_to(const std::filesystem::path& dest);
+  // An entry that holds more than `max_bytes` (the catalog's declared size) returns "" and stops
+  // writing there: a 1 MB tarball of zeros must not write gigabytes into the cache's staging.
+  std::string extract_to(const std::filesystem::path& dest, std::uint64_t max_bytes);
 
  private:
   struct Closer {

