@@ -1,4 +1,5 @@
 #include "library/model_cache.h"
+#include "library/verified_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -78,6 +79,7 @@ std::optional<InstalledModel> ModelCache::find(const std::string& name) const {
 }
 
 fs::path ModelCache::checked_main_file(const InstalledModel& model) const {
+  const VerifiedFiles verified(model.dir);
   for (const ModelFile& f : model.files) {
     std::error_code ec;
     const fs::path file = model.dir / f.name;
@@ -88,6 +90,13 @@ fs::path ModelCache::checked_main_file(const InstalledModel& model) const {
     if (size != f.size)
       throw Error(ErrorKind::Model, str(file.string(), ": file of installed model ", model.name, " has ", size,
                                         " bytes, its manifest says ", f.size, "; run `framelift models verify`"));
+    if (verified.still_verified(file, f.sha256)) continue;
+    const std::string actual = net::sha256_file(file);
+    if (actual != f.sha256)
+      throw Error(ErrorKind::Model, str(file.string(), ": file of installed model ", model.name,
+                                        " does not match its SHA-256 (expected ", f.sha256, ", got ", actual,
+                                        "); run `framelift models install ", model.name, "` again"));
+    verified.remember(file, actual);
   }
   return model.main_file();
 }

@@ -34,8 +34,9 @@ class ModelCache {
   std::vector<InstalledModel> list() const;
   std::optional<InstalledModel> find(const std::string& name) const;
 
-  // The file to load for an installed model, after a cheap check that every file is there with
-  // its manifest size (the full SHA-256 check is `verify`). Throws Error(Model, "<file>: ...").
+  // The file to load for an installed model, after checking every file against its manifest
+  // size and SHA-256 (hashed again only when the file changed since it was last hashed:
+  // verified_files.h). Throws Error(Model, "<file>: ...").
   std::filesystem::path checked_main_file(const InstalledModel& model) const;
 
   // Every file's size and SHA-256 against the manifest.

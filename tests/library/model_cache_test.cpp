@@ -111,8 +111,15 @@ TEST(ModelCache, VerifyFindsAFlippedByteAndAMissingFile) {
   EXPECT_EQ(problems[0].file, "realesr-animevideov3-x2.bin");
   EXPECT_NE(problems[0].message().find(bin.string() + ": model realesr-animevideov3-x2: SHA-256 mismatch"), std::string::npos)
       << problems[0].message();
-  // Same size: the cheap check at load time passes, only verify sees it.
-  EXPECT_NO_THROW(cache.checked_main_file(*cache.find("realesr-animevideov3-x2")));
+  // Same size: loading checks the SHA-256 too (the README's promise).
+  try {
+    cache.checked_main_file(*cache.find("realesr-animevideov3-x2"));
+    ADD_FAILURE() << "a same-size tampered file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Model);
+    EXPECT_NE(std::string(e.what()).find(bin.string() + ": file of installed model realesr-animevideov3-x2 does not match its SHA-256"),
+              std::string::npos) << e.what();
+  }
 
   fs::remove(installed.dir / "realesr-animevideov3-x2.param");
   problems = cache.verify(*cache.find("realesr-animevideov3-x2"));
@@ -123,6 +130,24 @@ TEST(ModelCache, VerifyFindsAFlippedByteAndAMissingFile) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("realesr-animevideov3-x2.param: file of installed model"), std::string::npos) << e.what();
   }
+}
+
+TEST(ModelCache, LoadRehashesAFileThatChangedSinceItWasVerified) {
+  FL_REQUIRE_DEPS(test::real_esrgan_models());
+  ModelCache cache(test::temp_dir("cache") / "models");
+  const auto installed = install_real_x2(cache);
+  const fs::path bin = installed.dir / "realesr-animevideov3-x2.bin";
+  EXPECT_NO_THROW(cache.checked_main_file(*cache.find("realesr-animevideov3-x2")));
+  EXPECT_TRUE(fs::exists(installed.dir / ".verified.json"));  // the next load skips the hash
+  EXPECT_NO_THROW(cache.checked_main_file(*cache.find("realesr-animevideov3-x2")));
+  // A same-size edit with the modification time put back: the change time still differs.
+  const auto mtime = fs::last_write_time(bin);
+  test::flip_byte(bin, 4321);
+  fs::last_write_time(bin, mtime);
+  EXPECT_THROW(cache.checked_main_file(*cache.find("realesr-animevideov3-x2")), Error);
+  // Put right again: accepted (rehashed, not remembered as bad).
+  test::flip_byte(bin, 4321);
+  EXPECT_NO_THROW(cache.checked_main_file(*cache.find("realesr-animevideov3-x2")));
 }
 
 TEST(ModelCache, ReinstallSwapsAndRemoveDeletes) {
