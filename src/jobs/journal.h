@@ -40,7 +40,9 @@ class Journal {
 
   // The recorded segments whose file is present with the recorded size; with `verify`, also the
   // recorded SHA-256 (a resume re-reads every finished segment once). A segment that fails is
-  // dropped from the result with a warning and will be redone.
+  // dropped from the result with a warning and will be redone; one that fails its SHA-256 also
+  // loses its record, so that later size-only checks redo it too. A record that is damaged (its
+  // seal, an impossible time base, timestamps that go back) counts as absent.
   std::map<int, SegmentRecord> finished(bool verify) const;
   // The same check for one segment.
   std::optional<SegmentRecord> finished(int index, bool verify) const;

@@ -4,6 +4,7 @@
 #include <climits>
 #include <nlohmann/json.hpp>
 
+#include "jobs/json_seal.h"
 #include "media/av_ptr.h"
 #include "media/demuxer.h"
 #include "util/error.h"
@@ -40,6 +41,8 @@ std::vector<int64_t> choose_starts(const std::vector<int64_t>& pts, const std::v
   }
   return starts;
 }
+
+std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 
@@ -104,19 +107,54 @@ SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int6
 nlohmann::json to_json(const SegmentPlan& plan) {
   nlohmann::json segments = nlohmann::json::array();
   for (const Segment& s : plan.segments) segments.push_back({s.first_frame, s.frames});
-  return {{"time_base", {plan.time_base.num, plan.time_base.den}},
-          {"frame_pts", plan.frame_pts},
-          {"keyframe_pts", plan.keyframe_pts},
-          {"segments", segments}};
+  nlohmann::json j{{"time_base", {plan.time_base.num, plan.time_base.den}},
+                   {"frame_pts", plan.frame_pts},
+                   {"keyframe_pts", plan.keyframe_pts},
+                   {"segments", segments}};
+  seal_json(j);
+  return j;
 }
 
-SegmentPlan plan_from_json(const nlohmann::json& j) {
+namespace {
+
+// What the runner and assembly rely on: a usable time base, timestamps in order, and segments
+// that cover every frame once, in order.
+std::string plan_problem(const SegmentPlan& plan) {
+  if (plan.time_base.num <= 0 || plan.time_base.den <= 0)
+    return str("time base ", plan.time_base.num, "/", plan.time_base.den);
+  if (plan.frame_pts.empty()) return "no frames";
+  if (!std::is_sorted(plan.frame_pts.begin(), plan.frame_pts.end())) return "frame timestamps out of order";
+  if (!std::is_sorted(plan.keyframe_pts.begin(), plan.keyframe_pts.end())) return "keyframe timestamps out of order";
+  if (plan.segments.empty()) return "no segments";
+  int64_t next = 0;
+  for (const Segment& s : plan.segments) {
+    if (s.first_frame != next || s.frames <= 0 || s.frames > plan.total_frames() - next)
+      return str("segment ", s.index, " does not follow the one before");
+    next += s.frames;
+  }
+  if (next != plan.total_frames()) return str("the segments cover ", next, " of ", plan.total_frames(), " frames");
+  return "";
+}
+
+}  // namespace
+
+SegmentPlan plan_from_json(const nlohmann::json& j, const std::string& source) {
+  auto damaged = [&](const std::string& why) {
+    return Error(ErrorKind::Input, str(source, ": damaged (", why, "); rerun with --restart to plan the job again"));
+  };
+  if (check_json_seal(j) == SealState::Broken) throw damaged("its content does not match its seal");
   SegmentPlan plan;
-  plan.time_base = {j.at("time_base").at(0).get<int>(), j.at("time_base").at(1).get<int>()};
-  plan.frame_pts = j.at("frame_pts").get<std::vector<int64_t>>();
-  plan.keyframe_pts = j.at("keyframe_pts").get<std::vector<int64_t>>();
-  int index = 0;
-  for (const auto& s : j.at("segments")) plan.segments.push_back(Segment{index++, s.at(0).get<int64_t>(), s.at(1).get<int64_t>()});
+  try {
+    plan.time_base = {j.at("time_base").at(0).get<int>(), j.at("time_base").at(1).get<int>()};
+    plan.frame_pts = j.at("frame_pts").get<std::vector<int64_t>>();
+    plan.keyframe_pts = j.at("keyframe_pts").get<std::vector<int64_t>>();
+    int index = 0;
+    for (const auto& s : j.at("segments"))
+      plan.segments.push_back(Segment{index++, s.at(0).get<int64_t>(), s.at(1).get<int64_t>()});
+  } catch (const nlohmann::json::exception& e) {
+    throw damaged(str("unreadable: ", first_line_of(e.what())));
+  }
+  if (const std::string problem = plan_problem(plan); !problem.empty()) throw damaged(problem);
   return plan;
 }
 

@@ -44,6 +44,8 @@ struct SegmentPlan {
 SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int64_t max_frames = 0);
 
 nlohmann::json to_json(const SegmentPlan& plan);
-SegmentPlan plan_from_json(const nlohmann::json& j);
+// Throws Error(Input) naming `source` when the plan is damaged: its seal broken, its time base
+// unusable, or segments that do not cover every frame once, in order.
+SegmentPlan plan_from_json(const nlohmann::json& j, const std::string& source = "plan.json");
 
 }  // namespace framelift::jobs

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "jobs/fingerprint.h"
 #include "jobs/job_spec.h"
@@ -48,6 +51,40 @@ TEST(Journal, CommittedSegmentsAreFoundAndDamagedOnesDropped) {
   auto verified = journal.finished(true);
   EXPECT_EQ(verified.size(), 1u);
   EXPECT_TRUE(verified.count(2));
+  // The damaged segment lost its record: the workers' size-only check redoes it too.
+  EXPECT_EQ(journal.finished(false).size(), 1u) << "a segment that failed its checksum was reused";
+  EXPECT_FALSE(fs::exists(dir.record_file(1)));
+}
+
+TEST(Journal, DamagedRecordsCountAsAbsent) {
+  JobDir dir(test::temp_dir("journal-damage") / "job");
+  dir.create();
+  Journal journal(dir);
+  for (int i = 0; i < 4; ++i) {
+    const fs::path tmp = dir.temp_dir() / ("s" + std::to_string(i));
+    write(tmp, "payload " + std::to_string(i));
+    SegmentRecord r;
+    r.index = i;
+    r.frames_in = r.frames_out = 3;
+    r.time_base_num = 1;
+    r.time_base_den = 25;
+    r.packets = {{0, -1, 1}, {2, 0, 1}, {1, 1, 1}};
+    journal.commit(r, tmp);
+  }
+  auto edit = [&](int index, const std::function<void(nlohmann::json&)>& change, bool keep_seal) {
+    std::ifstream in(dir.record_file(index));
+    nlohmann::json j = nlohmann::json::parse(in);
+    change(j);
+    if (!keep_seal) j.erase("seal");  // as a record written before seals existed
+    write(dir.record_file(index), j.dump());
+  };
+  edit(0, [](nlohmann::json& j) { j["packets"][1][0] = 900000; }, true);          // a jumping timestamp: seal broken
+  edit(1, [](nlohmann::json& j) { j["time_base"] = {1, 0}; }, false);             // unsealed, time base 1/0
+  edit(2, [](nlohmann::json& j) { j["packets"][2][1] = -5; }, false);             // unsealed, dts going back
+  edit(3, [](nlohmann::json&) {}, false);                                         // unsealed and sound
+  const auto done = journal.finished(false);
+  EXPECT_EQ(done.size(), 1u);
+  EXPECT_TRUE(done.count(3));
 }
 
 TEST(Journal, ARecordWithoutItsSegmentDoesNotCount) {

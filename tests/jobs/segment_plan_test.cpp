@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/segment_plan.h"
+#include "util/error.h"
 #include "support/test_paths.h"
 
 namespace framelift::jobs {
@@ -90,4 +91,38 @@ TEST(SegmentPlan, NotMediaIsAClearError) {
 }
 
 }  // namespace
+TEST(SegmentPlan, DamagedPlansAreRefusedNamingTheFile) {
+  const nlohmann::json good = to_json(plan_segments(gop20_clip().string(), 18));
+  ASSERT_GE(good.at("segments").size(), 3u);
+  auto refused = [](nlohmann::json j, bool reseal, const std::string& problem) {
+    if (reseal) j.erase("seal");  // as a plan written before seals existed: the content checks decide
+    try {
+      plan_from_json(j, "/jobs/x/plan.json");
+      ADD_FAILURE() << "accepted a plan with " << problem;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Input);
+      EXPECT_NE(std::string(e.what()).find("/jobs/x/plan.json: damaged ("), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    }
+  };
+  nlohmann::json j = good;
+  j["frame_pts"][3] = 123456789;  // a jumping timestamp, seal kept
+  refused(j, false, "does not match its seal");
+  j = good;
+  j["time_base"] = {1, 0};
+  refused(j, true, "time base 1/0");
+  j = good;
+  j["segments"].erase(j["segments"].size() - 1);  // fewer segments than the video
+  refused(j, true, "the segments cover");
+  j = good;
+  j["segments"][1][0] = 0;  // overlapping segments
+  refused(j, true, "segment 1 does not follow");
+  j = good;
+  j.erase("keyframe_pts");
+  refused(j, true, "unreadable");
+  j = good;
+  j.erase("seal");
+  EXPECT_NO_THROW(plan_from_json(j, "old/plan.json")) << "plans from before seals still load";
+}
+
 }  // namespace framelift::jobs
