@@ -30,7 +30,10 @@ bool keeps_meaning_after_reencode(AVPacketSideDataType type) {
 
 }  // namespace
 
-Muxer::Muxer(fs::path final_path, const std::string& format_name) : final_path_(std::move(final_path)) {
+Muxer::Muxer(fs::path final_path, const std::string& format_name)
+    : final_path_(std::move(final_path)), replaceable_(file_identity(final_path_)) {
+  // Partial files of earlier runs killed before they could clean up (SIGKILL, power loss).
+  remove_orphaned_partials(final_path_);
   temp_path_ = partial_path_for(final_path_);
   const AVOutputFormat* ofmt = av_guess_format(format_name.empty() ? nullptr : format_name.c_str(),
                                                final_path_.filename().c_str(), nullptr);
@@ -185,8 +188,25 @@ void Muxer::finish() {
     ret = avio_closep(&format_->pb);
     if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
   }
-  commit_file(temp_path_, final_path_);
+  commit_final();
+}
+
+void Muxer::commit_final() {
+  // Only the file that was at the final name when this output was opened may be replaced (the
+  // caller checked -y then); one that appeared since belongs to someone else.
+  if (replaceable_ && file_identity(final_path_) == replaceable_) {
+    commit_file(temp_path_, final_path_);
+    finished_ = true;
+    return;
+  }
+  if (commit_file_no_replace(temp_path_, final_path_)) {
+    finished_ = true;
+    return;
+  }
+  const fs::path aside = commit_file_aside(temp_path_, final_path_);
   finished_ = true;
+  throw Error(ErrorKind::Output, str(final_path_.string(), ": a file appeared there while this run was going and was "
+                                     "left alone; the finished result was kept as ", aside.string()));
 }
 
 }  // namespace framelift::media

@@ -7,11 +7,13 @@
 // Thread-safety: write() may be called from several threads (stream copy and encode); the rest
 // is for one thread.
 #include <filesystem>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "media/av_ptr.h"
+#include "util/fs.h"
 
 namespace framelift::media {
 
@@ -43,7 +45,9 @@ class Muxer {
   // Writes a packet whose timestamps are in `time_base` to stream `index`. Takes ownership of the
   // packet's reference.
   void write(AVPacket* packet, AVRational time_base, int index);
-  // Writes the trailer, syncs, renames to the final name.
+  // Writes the trailer, syncs, renames to the final name. Never replaces a file that appeared at
+  // the final name after this Muxer was made: the result is then kept under another name and
+  // Error(Output) says which.
   void finish();
 
   const std::filesystem::path& final_path() const { return final_path_; }
@@ -51,8 +55,10 @@ class Muxer {
 
  private:
   void describe_like_source(AVStream* st, const AVStream* source);
+  void commit_final();
 
   std::filesystem::path final_path_;
+  std::optional<FileIdentity> replaceable_;  // what was at final_path_ when opened
   std::filesystem::path temp_path_;
   OutputFormatPtr format_;
   std::mutex mutex_;

@@ -69,39 +69,81 @@ struct OpenJob {
   jobs::SegmentPlan plan;
 };
 
+// plan.json is a function of the spec (input, segment length, frame limit), so whoever finds it
+// missing writes it: the run that created the job, or one joining after that run died between
+// job.json and plan.json. The first write wins; the others would have written the same plan.
+jobs::SegmentPlan ensure_plan(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
+  std::error_code ec;
+  if (!fs::exists(dir.plan_file(), ec)) {
+    const jobs::SegmentPlan plan = jobs::plan_segments(spec.input, spec.segment_frames, spec.max_frames);
+    write_file_no_replace(dir.plan_file(), jobs::to_json(plan).dump() + "\n");
+  }
+  return jobs::plan_from_json(read_json(dir.plan_file()), dir.plan_file().string());
+}
+
 OpenJob load_job(const fs::path& root) {
   jobs::JobDir dir(root);
   if (!dir.exists()) throw Error(ErrorKind::Usage, str(root.string(), ": no job here (job.json is missing)"));
-  return OpenJob{dir, jobs::spec_from_json(read_json(dir.spec_file()), dir.spec_file().string()),
-                 jobs::plan_from_json(read_json(dir.plan_file()))};
+  jobs::JobSpec spec = jobs::spec_from_json(read_json(dir.spec_file()), dir.spec_file().string());
+  jobs::SegmentPlan plan = ensure_plan(dir, spec);
+  return OpenJob{dir, std::move(spec), std::move(plan)};
 }
 
-// Opens the job in the folder when it is this job, else creates it. The plan is written before
-// job.json: job.json is what marks a folder as a job, so a crash in between leaves no half job.
+// Creates the job by committing job.json without replacing: of two runs that start on one output
+// at once, exactly one creates the job and the other compares its spec with it (joins, or is
+// refused), so their segments never mix. False when another run created it first.
+bool create_job(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
+  dir.create();
+  return write_file_no_replace(dir.spec_file(), jobs::to_json(spec).dump(1) + "\n");
+}
+
+// Opens the job in the folder when it is this job, else creates it.
 OpenJob open_or_create(const JobOptions& o, const fs::path& root) {
   jobs::JobSpec wanted = spec_of(o);
   jobs::JobDir dir(root);
-  if (dir.exists()) {
-    OpenJob saved = load_job(root);
-    const std::string difference = jobs::spec_difference(saved.spec, wanted);
-    if (difference.empty()) {
-      // What may differ (the output's place, the device, the decoder) is taken from this command.
-      static_cast<jobs::RunSpec&>(saved.spec) = wanted;
-      return saved;
+  for (int attempt = 0;; ++attempt) {
+    if (dir.exists()) {
+      std::string difference;
+      try {
+        OpenJob saved = load_job(root);
+        difference = jobs::spec_difference(saved.spec, wanted);
+        if (difference.empty()) {
+          // What may differ (the output's place, the device, the decoder) is taken from this command.
+          static_cast<jobs::RunSpec&>(saved.spec) = wanted;
+          return saved;
+        }
+      } catch (const Error& e) {
+        // A damaged job folder (Input) is refused with its line; --restart plans it again.
+        if (!o.restart || e.kind() != ErrorKind::Input) throw;
+        difference = e.what();
+      }
+      if (!o.restart || attempt > 0)
+        throw Error(ErrorKind::Usage, str(root.string(), ": ", difference,
+                                          "; add --restart to discard its finished segments and start over"));
+      log::warn(root.string(), ": ", difference, "; starting over (--restart)");
+      std::error_code ec;
+      fs::remove_all(root, ec);
+      if (ec) throw Error(ErrorKind::Output, str(root.string(), ": cannot clear the job folder (", ec.message(), ")"));
     }
-    if (!o.restart)
-      throw Error(ErrorKind::Usage, str(root.string(), ": ", difference,
-                                        "; add --restart to discard its finished segments and start over"));
-    log::warn(root.string(), ": ", difference, "; starting over (--restart)");
-    std::error_code ec;
-    fs::remove_all(root, ec);
-    if (ec) throw Error(ErrorKind::Output, str(root.string(), ": cannot clear the job folder (", ec.message(), ")"));
+    if (create_job(dir, wanted)) {
+      try {
+        return OpenJob{dir, wanted, ensure_plan(dir, wanted)};
+      } catch (const Error&) {
+        // An input that cannot be planned leaves no job behind for the corrected command to trip on.
+        std::error_code ec;
+        fs::remove(dir.spec_file(), ec);
+        throw;
+      }
+    }
   }
-  dir.create();
-  OpenJob job{dir, wanted, jobs::plan_segments(o.run.input, o.segment_frames, o.run.max_frames)};
-  write_file_atomic(dir.plan_file(), jobs::to_json(job.plan).dump() + "\n");
-  write_file_atomic(dir.spec_file(), jobs::to_json(job.spec).dump(1) + "\n");
-  return job;
+}
+
+// The journal's finished segments that belong to the plan: a stray record (a segment number the
+// plan does not have, copied in from another job) must not count towards "all done".
+std::map<int, jobs::SegmentRecord> finished_in_plan(const jobs::Journal& journal, const OpenJob& job, bool verify) {
+  auto done = journal.finished(verify);
+  std::erase_if(done, [&](const auto& kv) { return kv.first < 0 || kv.first >= int(job.plan.segments.size()); });
+  return done;
 }
 
 // Keeps this worker's claims fresh while it works, so that other workers can tell it is alive.
@@ -330,7 +372,7 @@ JobReport process_job(const JobOptions& o) {
 
   Shared shared(o, job);
   // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
-  const auto done = shared.journal.finished(true);
+  const auto done = finished_in_plan(shared.journal, job, true);
   report.done_before = int(done.size());
   int64_t done_frames = 0;
   double earlier_seconds = 0;
@@ -382,7 +424,7 @@ JobReport process_job(const JobOptions& o) {
   report.frames_in = shared.frames_in;
   report.frames_out = shared.frames_out;
   report.decode_errors = shared.decode_errors;
-  const auto finished = shared.journal.finished(false);
+  const auto finished = finished_in_plan(shared.journal, job, false);
   report.remaining = report.segments - int(finished.size());
   if (report.remaining == 0 && o.assemble) {
     report.assembled = assemble_once(job, finished);
@@ -417,11 +459,11 @@ fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seco
     throw Error(ErrorKind::Input, str(job.spec.input, ": changed since the job started; its audio would not match"));
   jobs::Journal journal(job.dir);
   const auto deadline = Clock::now() + wait;
-  while (int(journal.finished(false).size()) < int(job.plan.segments.size()) && Clock::now() < deadline) {
+  while (int(finished_in_plan(journal, job, false).size()) < int(job.plan.segments.size()) && Clock::now() < deadline) {
     throw_if_stop_requested();
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (!assemble_once(job, journal.finished(true)))
+  if (!assemble_once(job, finished_in_plan(journal, job, true)))
     throw Error(ErrorKind::Usage, str(job_dir.string(), ": another worker is assembling this job"));
   return job.spec.output;
 }

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 #include "util/crash_point.h"
@@ -65,7 +66,55 @@ void commit_file(const fs::path& temp, const fs::path& final_path) {
   fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY);
 }
 
-void write_file_atomic(const fs::path& path, std::string_view content) {
+namespace {
+
+void fsync_parent(const fs::path& file) {
+  const fs::path dir = file.parent_path();
+  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY);
+}
+
+// rename without replacing: 0, or errno (EEXIST when the name is taken).
+int rename_no_replace(const fs::path& from, const fs::path& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  // Filesystems without RENAME_NOREPLACE (some network ones): link fails on an existing name too.
+  if (::link(from.c_str(), to.c_str()) != 0) return errno;
+  ::unlink(from.c_str());
+  return 0;
+}
+
+}  // namespace
+
+bool commit_file_no_replace(const fs::path& temp, const fs::path& final_path) {
+  fsync_path(temp, O_RDONLY);
+  crash_point("commit");
+  const int err = rename_no_replace(temp, final_path);
+  if (err == EEXIST) return false;
+  if (err != 0)
+    throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", std::strerror(err), ")"));
+  fsync_parent(final_path);
+  return true;
+}
+
+fs::path commit_file_aside(const fs::path& temp, const fs::path& final_path) {
+  for (int n = 1; n < 1000; ++n) {
+    const fs::path aside = final_path.parent_path() /
+                           str(final_path.stem().string(), ".framelift-", n, final_path.extension().string());
+    if (commit_file_no_replace(temp, aside)) return aside;
+  }
+  throw Error(ErrorKind::Output, str(final_path.string(), ": no free name next to it to keep the result under"));
+}
+
+std::optional<FileIdentity> file_identity(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+}
+
+namespace {
+
+// Writes `content` to a fresh temporary file next to `path` and returns its name.
+fs::path write_temp(const fs::path& path, std::string_view content) {
   fs::path temp = partial_path_for(path);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot write (", std::strerror(errno), ")"));
@@ -82,7 +131,18 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
     done += size_t(n);
   }
   ::close(fd);
-  commit_file(temp, path);
+  return temp;
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, std::string_view content) { commit_file(write_temp(path, content), path); }
+
+bool write_file_no_replace(const fs::path& path, std::string_view content) {
+  const fs::path temp = write_temp(path, content);
+  if (commit_file_no_replace(temp, path)) return true;
+  ::unlink(temp.c_str());
+  return false;
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {
