@@ -447,7 +447,7 @@ RunOptions load_job_run_options(const fs::path& job_dir, int64_t* segment_frames
 
 JobState job_state(const fs::path& job_dir) {
   const OpenJob job = load_job(job_dir);
-  return {job.spec.output, int(job.plan.segments.size()), int(jobs::Journal(job.dir).finished(false).size())};
+  return {job.spec.output, int(job.plan.segments.size()), int(finished_in_plan(jobs::Journal(job.dir), job, false).size())};
 }
 
 fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seconds wait) {
