@@ -91,7 +91,7 @@ double peak_gflops(const plan::PlanCatalog& catalog, const std::string& device_i
   const plan::Device cpu = plan::local_cpu();
   const plan::Device* d = device_id == "cpu" ? &cpu : catalog.device(device_id);
   if (!d) return 0;
-  const double tflops = d->cpu || precision == "fp32" ? d->fp32_tflops
+  const double tflops = precision == "fp32"             ? d->fp32_tflops
                         : precision == "bf16"         ? d->bf16_tensor_tflops
                                                       : d->fp16_tensor_tflops;
   return tflops * 1e3;

@@ -36,13 +36,13 @@ ArchCost walk(int, const ArchParams&) {
 
 }  // namespace
 
-// bf16 is not declared: libtorch 1.13 has no bf16 reflection padding, and the warp grid must stay
-// fp32 (issue 17 adds fp32 islands).
+// bf16 on the CPU keeps three fp32 islands (src/infer/fp32_islands.h): the input padding and the
+// transposed convolutions, which libtorch 1.13 has no bf16 kernel for, and the warp's sampling
+// grid, which needs fp32's resolution for sub-pixel flow (src/models/backward_warp.cpp).
 Declaration rife_declaration() {
   return {.name = "rife",
           .description = "RIFE 4.x frame interpolation (IFNet)",
           .scales = {1},
-          .precisions = {Precision::Fp32, Precision::Fp16},
           .frames_per_call = 2,
           .walk = walk};
 }

@@ -21,6 +21,7 @@
 #endif
 
 #include "infer/memory_budget.h"
+#include "util/cpu_features.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -28,12 +29,33 @@
 namespace framelift::infer {
 namespace {
 
-c10::ScalarType parse_precision(const std::string& text, bool cuda) {
-  if (text.empty()) return cuda ? c10::kHalf : c10::kFloat;
+// `auto`: the fastest precision that keeps the result visually the fp32 one (the quality gates in
+// tests/models hold every built-in network to >= 40 dB against fp32).
+c10::ScalarType auto_precision(bool cuda, const ReducedPrecisions& reduced, std::string& reason) {
+  if (cuda) {
+    reason = reduced.fp16 ? "auto: CUDA" : "auto: the network has no fp16 path";
+    return reduced.fp16 ? c10::kHalf : c10::kFloat;
+  }
+  const CpuBf16Support cpu = cpu_bf16_support();
+  if (!cpu.fast) {
+    reason = str("auto: ", cpu.why, " on this CPU");
+    return c10::kFloat;
+  }
+  if (!reduced.bf16) {
+    reason = "auto: the network has no bf16 path";
+    return c10::kFloat;
+  }
+  reason = str("auto: ", cpu.why, " on this CPU; --precision fp32 for the exact reference");
+  return c10::kBFloat16;
+}
+
+c10::ScalarType parse_precision(const std::string& text, bool cuda, const ReducedPrecisions& reduced, std::string& reason) {
+  if (text.empty() || text == "auto") return auto_precision(cuda, reduced, reason);
+  reason = "--precision " + text;
   if (text == "fp32" || text == "float32") return c10::kFloat;
   if (text == "fp16" || text == "float16" || text == "half") return c10::kHalf;
   if (text == "bf16" || text == "bfloat16") return c10::kBFloat16;
-  throw Error(ErrorKind::Usage, str("--precision: expected fp32, fp16 or bf16, got '", text, "'"));
+  throw Error(ErrorKind::Usage, str("--precision: expected auto, fp32, fp16 or bf16, got '", text, "'"));
 }
 
 c10::Device parse_device(const std::string& text) {
@@ -71,10 +93,14 @@ std::string precision_name(c10::ScalarType dtype) {
 
 std::string ExecutionTarget::describe() const { return framelift::str(device.str(), " ", precision_name(dtype)); }
 
-ExecutionTarget resolve_target(const std::string& device, const std::string& precision) {
+std::string ExecutionTarget::describe_with_reason() const {
+  return precision_reason.empty() ? describe() : framelift::str(describe(), " (", precision_reason, ")");
+}
+
+ExecutionTarget resolve_target(const std::string& device, const std::string& precision, const ReducedPrecisions& reduced) {
   ExecutionTarget t;
   t.device = parse_device(device);
-  t.dtype = parse_precision(precision, t.device.is_cuda());
+  t.dtype = parse_precision(precision, t.device.is_cuda(), reduced, t.precision_reason);
   if (!t.device.is_cuda() && t.dtype == c10::kHalf)
     throw Error(ErrorKind::Usage, "--precision fp16 needs a CUDA device (libtorch has no fp16 convolutions on CPU); use fp32 or bf16");
   return t;

@@ -18,15 +18,27 @@ namespace framelift::infer {
 struct ExecutionTarget {
   c10::Device device = c10::kCPU;
   c10::ScalarType dtype = c10::kFloat;
+  // Why this precision: "--precision fp32", "auto: AVX512-BF16 on this CPU", "auto: CUDA", ...
+  std::string precision_reason;
   bool is_cuda() const { return device.is_cuda(); }
   std::string describe() const;  // "cpu fp32", "cuda:0 fp16 (NVIDIA H100 80GB HBM3)"
+  // describe() and why: "cpu bf16 (auto: AVX512-BF16 on this CPU; --precision fp32 for ...)".
+  std::string describe_with_reason() const;
+};
+
+// What a network runs in besides fp32 (its architecture's declaration, src/arch/), for auto.
+struct ReducedPrecisions {
+  bool bf16 = true, fp16 = true;
 };
 
 // device: "auto" (CUDA when present, else CPU), "cpu", "cuda", "cuda:N".
-// precision: "" (fp16 on CUDA, fp32 on CPU), "fp32", "fp16", "bf16".
+// precision: "auto" or "" (the default): fp16 on CUDA, bf16 on CPUs that multiply bf16 natively
+// (cpu_features.h), fp32 elsewhere, each only where the network runs in it (`reduced`); "fp32"
+// (the reference path), "fp16", "bf16".
 // Throws Error(Usage) for malformed values, Error(Resource) for a CUDA device that is not there,
 // and for fp16 on CPU (libtorch has no fp16 convolutions on CPU).
-ExecutionTarget resolve_target(const std::string& device, const std::string& precision);
+ExecutionTarget resolve_target(const std::string& device, const std::string& precision,
+                               const ReducedPrecisions& reduced = {});
 
 // Process-wide settings for a target, once per device: cuDNN autotuning and TF32 on CUDA.
 void prepare_device(const ExecutionTarget& target);

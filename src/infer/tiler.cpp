@@ -12,6 +12,7 @@
 #include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "infer/fp32_islands.h"
 #include "util/profiler.h"
 #include "util/stop.h"
 #include "util/str.h"
@@ -24,7 +25,7 @@ at::Tensor pad_edges(const at::Tensor& x, int64_t left, int64_t right, int64_t t
   if (left == 0 && right == 0 && top == 0 && bottom == 0) return x;
   // Reflect needs the pad to be smaller than the side; tiny sides fall back to replicate.
   bool reflect = left < x.size(3) && right < x.size(3) && top < x.size(2) && bottom < x.size(2);
-  return reflect ? at::reflection_pad2d(x, {left, right, top, bottom}) : at::replication_pad2d(x, {left, right, top, bottom});
+  return reflect ? reflect_pad2d(x, {left, right, top, bottom}) : replicate_pad2d(x, {left, right, top, bottom});
 }
 
 at::Tensor run_whole(models::ImageModel& model, const at::Tensor& x) {

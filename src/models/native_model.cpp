@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/fp32_islands.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -51,7 +52,7 @@ at::Tensor Conv2d::operator()(const at::Tensor& x) const {
 }
 
 at::Tensor ConvTranspose2d::operator()(const at::Tensor& x) const {
-  return at::conv_transpose2d(x, weight, bias, {stride, stride}, {padding, padding});
+  return infer::conv_transpose2d(x, weight, bias, {stride, stride}, {padding, padding}, {0, 0}, 1, {1, 1});
 }
 
 Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k, int64_t stride,
@@ -108,14 +109,12 @@ at::Tensor NativeModel::forward(const at::Tensor& input) {
 }
 
 void NativeModel::to(c10::Device device, c10::ScalarType dtype) {
-  visit_weights([&](at::Tensor& t) { t = t.to(device, dtype); });
+  visit_weights([&](at::Tensor& t) {
+    if (t.defined()) t = t.to(device, dtype);  // a conv without bias has none
+  });
   device_ = device;
   dtype_ = dtype;
 }
-
-}  // namespace framelift::models
-
-namespace framelift::models {
 
 ModelInfo declared_info(const DetectedArch& d) {
   const arch::ArchCost geometry = arch::cost(d.arch, d.scale, d.params);

@@ -33,6 +33,7 @@
 
 #include <ATen/ATen.h>
 
+#include "infer/fp32_islands.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -369,7 +370,7 @@ class OmniSr : public NativeModel {
     const int64_t h = input.size(2), w = input.size(3), ws = shape_.window;
     const int64_t min_side = (kEsaMinSide + ws - 1) / ws * ws;
     const int64_t ph = std::max<int64_t>(0, min_side - h), pw = std::max<int64_t>(0, min_side - w);
-    at::Tensor x = ph || pw ? at::replication_pad2d(input, {0, pw, 0, ph}) : input;
+    at::Tensor x = ph || pw ? infer::replicate_pad2d(input, {0, pw, 0, ph}) : input;
 
     at::Tensor shallow = input_(x);
     at::Tensor deep = shallow;

@@ -7,6 +7,7 @@
 // Upstream: bilibili/ailab Real-CUGAN upcunet_v3.py.
 #include <ATen/ATen.h>
 
+#include "infer/fp32_islands.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -150,7 +151,7 @@ class RealCugan : public NativeModel {
     }
     at::Tensor x = pro_ ? input * 0.7 + 0.15 : input;
     at::Tensor base = x;
-    x = at::reflection_pad2d(x, {g.pad, g.pad + pw - w0, g.pad, g.pad + ph - h0});
+    x = infer::reflect_pad2d(x, {g.pad, g.pad + pw - w0, g.pad, g.pad + ph - h0});
     x = unet1_(x);
     x = unet2_(x) + crop(x, 20);
     if (scale == 4) x = at::pixel_shuffle(crop(conv_final_(x), 1), 2);

@@ -15,9 +15,9 @@
 namespace framelift::pipeline {
 namespace {
 
-infer::RunnerOptions runner_options(const StageOptions& o) {
+infer::RunnerOptions runner_options(const std::string& stage, const StageOptions& o, const std::string& arch) {
   infer::RunnerOptions r;
-  r.target = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
+  r.target = resolve_stage_target(stage, o, arch);
   r.tiles.tile = o.get_int("tile", 0);
   r.tiles.overlap = o.get_int("tile_overlap", -1);
   r.batch = o.get_int("batch", 1);
@@ -32,8 +32,7 @@ ImageModelStage::ImageModelStage(std::string stage, std::string label, std::uniq
                                  const StageOptions& o, double scale)
     : stage_(std::move(stage)), label_(std::move(label)), scale_(scale) {
   if (scale_ < 0) throw Error(ErrorKind::Usage, str("stage ", stage_, ": scale must be positive"));
-  infer::RunnerOptions options = runner_options(o);
-  check_declared_precision(stage_, model->info().arch, options.target.dtype);
+  infer::RunnerOptions options = runner_options(stage_, o, model->info().arch);
   if (!options.target.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
   if (o.has("max_memory")) {
     const int64_t bytes = infer::parse_byte_size(o.get("max_memory", ""));
@@ -58,7 +57,7 @@ media::VideoFormat ImageModelStage::configure(const media::VideoFormat& in) {
     out = final_resize_->configure(out);
   }
   log::info(stage_, ": ", label_, " (", runner_->info().arch, ", x", s, ") ", in.width, "x", in.height, " -> ", out.width,
-            "x", out.height, " on ", runner_->options().target.describe(),
+            "x", out.height, " on ", runner_->options().target.describe_with_reason(),
             runner_->options().batch > 1 ? str(", batch ", runner_->options().batch) : "");
   return out;
 }

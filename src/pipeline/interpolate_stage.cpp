@@ -76,8 +76,7 @@ class InterpolateStage : public Stage {
     if (factor_ > 0 && fps_.num > 0)
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
     if (factor_ == 0 && fps_.num == 0) factor_ = 2;
-    target_ = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
-    check_declared_precision("interpolate", "rife", target_.dtype);
+    target_ = resolve_stage_target("interpolate", o, "rife");
     if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
     infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);
@@ -110,7 +109,7 @@ class InterpolateStage : public Stage {
     if (origin_known_) out.start_pts = av_rescale_q(first_pts_, in_tb_, out_tb_);
     log::info("interpolate: ", model_name_, " (", model_->info().arch, " ", model_->info().version, ") ",
               in.frame_rate.num > 0 ? str(av_q2d(in.frame_rate)) : std::string("variable"), " -> ", av_q2d(fps_),
-              " fps on ", target_.describe(), scene_ > 0 ? str(", scene cuts above ", scene_) : std::string());
+              " fps on ", target_.describe_with_reason(), scene_ > 0 ? str(", scene cuts above ", scene_) : std::string());
     return out;
   }
 

@@ -9,7 +9,8 @@ namespace framelift::pipeline {
 namespace {
 
 OptionSpec precision_option() {
-  OptionSpec o = choice_option("precision", "", {"fp32", "fp16", "bf16"}, "default fp16 on CUDA, fp32 on CPU");
+  OptionSpec o = choice_option("precision", "auto", {"auto", "fp32", "fp16", "bf16"},
+                               "auto: fp16 on CUDA, bf16 on CPUs with AMX-BF16 or AVX512-BF16, else fp32; fp32 is the exact reference");
   o.aliases = {"float32", "float16", "half", "bfloat16"};
   return o;
 }
@@ -39,6 +40,16 @@ void check_declared_precision(const std::string& stage, const std::string& arch_
     listed += (i == 0 ? "" : i + 1 == d->precisions.size() ? " or " : ", ") + std::string(arch::precision_name(d->precisions[i]));
   throw Error(ErrorKind::Usage, str("stage ", stage, ": ", d->description, " runs in ", listed, ", not ", arch::precision_name(p),
                                     " (--precision)"));
+}
+
+infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& o, const std::string& arch_name) {
+  const arch::Declaration* d = arch::find_declaration(arch_name);
+  const infer::ReducedPrecisions reduced =
+      d ? infer::ReducedPrecisions{d->runs_in(arch::Precision::Bf16), d->runs_in(arch::Precision::Fp16)}
+        : infer::ReducedPrecisions{false, false};
+  infer::ExecutionTarget t = infer::resolve_target(o.get("device", "auto"), o.get("precision", "auto"), reduced);
+  check_declared_precision(stage, arch_name, t.dtype);
+  return t;
 }
 
 }  // namespace framelift::pipeline

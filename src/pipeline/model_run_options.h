@@ -6,7 +6,9 @@
 
 #include <c10/core/ScalarType.h>
 
+#include "infer/device.h"
 #include "pipeline/option_schema.h"
+#include "pipeline/stage_spec.h"
 
 namespace framelift::pipeline {
 
@@ -16,5 +18,10 @@ OptionSchema model_run_options();
 // list: Error(Usage, "stage STAGE: ARCH runs in fp32 or fp16, not bf16 (--precision)"). Networks
 // without a declaration (ncnn graphs, TorchScript modules) are not checked.
 void check_declared_precision(const std::string& stage, const std::string& arch, c10::ScalarType dtype);
+
+// The stage's device and precision from its options, `auto` resolved for what the network's
+// architecture declares (a network without a declaration, a TorchScript module or an ncnn graph
+// no native architecture matches, stays fp32 under auto), and a declared-out precision refused.
+infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& options, const std::string& arch);
 
 }  // namespace framelift::pipeline

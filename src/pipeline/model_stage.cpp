@@ -36,7 +36,7 @@ class ModelStage : public Stage {
       if (o.has("box")) box = parse_mask_box(o.get("box", ""));
       mask_.emplace(o.get("mask", ""), box);
     }
-    target_ = infer::resolve_target(o.get("device", "auto"), o.get("precision", ""));
+    target_ = resolve_stage_target("model", o, "");
     if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
     infer::prepare_device(target_);
     module_ = std::make_unique<models::TorchScriptModule>(file_, target_);
@@ -62,7 +62,7 @@ class ModelStage : public Stage {
     out.width = in.width * contract_.scale;
     out.height = in.height * contract_.scale;
     log::info("model: ", file_, " (", contract_.describe(), mask_ ? ", with mask" : "", ") ", in.width, "x", in.height,
-              " -> ", out.width, "x", out.height, " on ", target_.describe());
+              " -> ", out.width, "x", out.height, " on ", target_.describe_with_reason());
     return out;
   }
 

@@ -21,7 +21,7 @@ constexpr double kCpuEfficiency = 0.25;
 constexpr double kMemoryFactor = 1.25;
 
 double peak_tflops(const Device& d, const std::string& precision) {
-  if (d.cpu || precision == "fp32") return d.fp32_tflops;
+  if (precision == "fp32") return d.fp32_tflops;
   return precision == "bf16" ? d.bf16_tensor_tflops : d.fp16_tensor_tflops;
 }
 
@@ -81,7 +81,7 @@ void Calibration::add_manifest(const json& m, const std::string& name, const Pla
     const double px = r.contains("input_pixels") ? number(r, "input_pixels", where)
                                                  : number(r, "input_width", where) * number(r, "input_height", where) * r.value("batch", 1);
     const double seconds = number(r, "seconds", where);
-    const double bytes = precision == "fp32" || d->cpu ? 4 : 2;
+    const double bytes = precision == "fp32" ? 4 : 2;
     // Take the memory-traffic time out first; what is left is compute at the unknown efficiency.
     const double memory_s = cost.traffic_elems_per_px * px * bytes / (d->memory_bandwidth_gbs * 1e9 * bandwidth_efficiency());
     const double compute_s = std::max(seconds - memory_s, seconds * 0.1);

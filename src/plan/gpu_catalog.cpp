@@ -10,6 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "util/cpu_features.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -177,6 +178,7 @@ Device local_cpu() {
   double mhz = 0;
   int siblings = 0, cpu_cores = 0;  // per package: logical CPUs and physical cores
   int flops_per_cycle = 8;  // SSE: 4-wide multiply and add
+  bool amx_bf16 = false;
   std::ifstream info("/proc/cpuinfo");
   std::string line;
   while (std::getline(info, line)) {
@@ -188,6 +190,7 @@ Device local_cpu() {
       // Two FMA units per core on the AVX2/AVX-512 parts that rent out: 8 or 16 lanes x 2 x 2.
       if (line.find(" avx512f") != std::string::npos) flops_per_cycle = 64;
       else if (line.find(" fma") != std::string::npos && line.find(" avx2") != std::string::npos) flops_per_cycle = 32;
+      amx_bf16 = line.find(" amx_bf16") != std::string::npos;
     }
   }
   // cpuinfo's MHz is the current or nominal clock; the boost clock, where the kernel knows it, is
@@ -202,6 +205,11 @@ Device local_cpu() {
   const int physical = std::max(1, static_cast<int>(d.cores / threads_per_core));
   d.fp32_tflops = physical * mhz * 1e6 * flops_per_cycle / 1e12;
   d.fp16_tensor_tflops = d.bf16_tensor_tflops = d.fp32_tflops;
+  // bf16 peaks: AMX's TDPBF16PS does 16 x 16 x 32 multiply-adds in 16 cycles, 1024 FLOP a cycle
+  // per core; AVX512-BF16's VDPBF16PS packs two bf16 products in each fp32 lane, twice fp32.
+  const CpuBf16Support bf16 = cpu_bf16_support();
+  d.cpu_bf16 = bf16.fast;
+  if (bf16.fast) d.bf16_tensor_tflops = amx_bf16 ? physical * mhz * 1e6 * 1024 / 1e12 : 2 * d.fp32_tflops;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   d.memory_gb = pages > 0 && page > 0 ? double(pages) * page / 1e9 : 8;
   d.memory_bandwidth_gbs = 20;  // a typical dual-channel figure; calibration replaces it
@@ -245,6 +253,11 @@ std::string catalog_id_for(const std::string& device_name, double memory_gb, con
     }
   }
   return best;
+}
+
+std::string precision_on(const Device& d, const std::string& requested) {
+  if (!d.cpu) return requested;
+  return requested != "fp32" && d.cpu_bf16 ? "bf16" : "fp32";
 }
 
 }  // namespace framelift::plan

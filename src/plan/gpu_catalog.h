@@ -22,6 +22,9 @@ struct Device {
   int nvenc = 0, nvdec = 0;            // hardware video engines; 0 nvenc: encoding falls to the CPU
   bool av1_encode = false;
   bool cpu = false;                    // the CPU of this machine, not a GPU
+  // A CPU that multiplies bf16 natively (AMX-BF16, AVX512-BF16): `run`'s auto precision is bf16
+  // there, and bf16_tensor_tflops is its bf16 peak.
+  bool cpu_bf16 = false;
   int cores = 0;                       // CPU only: cores that run inference
 };
 
@@ -72,6 +75,11 @@ class PlanCatalog {
 // The CPU of this machine as a device: cores, RAM, and peak FP32 from the clock and vector width
 // (/proc/cpuinfo). Peak, not speed: calibration turns it into one.
 Device local_cpu();
+
+// The precision a run uses on `d` when the job asks for `requested` ("fp16", "bf16", "fp32"):
+// GPUs take it as asked; a CPU runs bf16 where it multiplies bf16 natively (what `run`'s auto
+// picks) unless fp32 is asked for, else fp32.
+std::string precision_on(const Device& d, const std::string& requested);
 
 // The catalog id of a CUDA device by its name ("NVIDIA GeForce RTX 4090" -> rtx4090, "NVIDIA
 // A100-SXM4-80GB" -> a100-80gb: the memory decides between variants), or "" when none matches.

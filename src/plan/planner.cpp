@@ -65,7 +65,7 @@ struct MemoryPlan {
 // stages, activations are needed one stage at a time.
 MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Calibration& cal) {
   MemoryPlan m;
-  const double bytes = d.cpu || job.precision == "fp32" ? 4 : 2;
+  const double bytes = precision_on(d, job.precision) == "fp32" ? 4 : 2;
   double weights = 0;
   for (const auto& s : job.stages)
     if (s.runs_network()) weights += s.cost.params * bytes;
@@ -130,7 +130,7 @@ MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Cali
 }
 
 double tflops(const Device& d, const std::string& precision) {
-  if (d.cpu || precision == "fp32") return d.fp32_tflops;
+  if (precision == "fp32") return d.fp32_tflops;
   return precision == "bf16" ? d.bf16_tensor_tflops : d.fp16_tensor_tflops;
 }
 
@@ -157,7 +157,7 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
   e.memory_gb = mem.peak_gb;
   e.margin = 1 - mem.peak_gb / d.memory_gb;
 
-  const std::string precision = d.cpu ? "fp32" : job.precision;
+  const std::string precision = precision_on(d, job.precision);
   const double bytes = precision == "fp32" ? 4 : 2;
   double w = job.width, h = job.height, mult = 1;
   for (const auto& s : job.stages) {

@@ -172,7 +172,7 @@ TEST(JobResume, ResumeKeepsEveryOption) {
   for (const Case& c : {Case{"color-conversion", small, small + " --color-conversion tensor"},
                         Case{"frames", small, small + " --frames 5"},
                         Case{"pix-fmt", small, small + " --pix-fmt yuv444p"},
-                        Case{"stage-defaults", aniscale, aniscale + " --precision bf16"},
+                        Case{"stage-defaults", aniscale + " --precision fp32", aniscale + " --precision bf16"},
                         Case{"queue-depth", small, small + " --queue-depth 2"},  // memory only: same frames
                         Case{"pipeline", small, small + ":algo=area"}}) {
     const auto plain = dir / (c.name + "-without.mkv"), direct = dir / (c.name + "-direct.mkv");

@@ -28,6 +28,16 @@ double psnr(const fs::path& out, int from, const fs::path& src, int src_from, in
   return text.substr(colon + 1).rfind("inf", 0) == 0 ? 99 : std::stod(text.substr(colon + 1));
 }
 
+// Read here rather than through framelift's detection, so the expectation is independent of it.
+bool cpu_flags_have_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0)
+      return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
+  return false;
+}
+
 TEST(ProfileCommand, TheSampleComesFromStretchesSpreadOverTheClip) {
   const fs::path dir = temp_dir("profile-sample"), clip = footage(dir, 240, 176, 48), kept = dir / "sample.mkv";
   // 6 frames in 2 stretches of 3: frames 0-2 and 45-47 (the second reached by a seek to frame 36).
@@ -52,7 +62,8 @@ TEST(ProfileCommand, ManifestOfARealUpscaleAndInterpolationChain) {
                          "--frames 6 --stretches 2", dir / "chain.json");
   EXPECT_EQ(m["kind"], "framelift-profile");
   EXPECT_EQ(m["device"]["id"], "cpu");
-  EXPECT_EQ(m["precision"], "fp32");
+  // What `run` uses here by default: bf16 where the CPU multiplies it natively, else fp32.
+  EXPECT_EQ(m["precision"], cpu_flags_have_bf16() ? "bf16" : "fp32");
   EXPECT_FALSE(m["versions"]["libtorch"].get<std::string>().empty());
   EXPECT_FALSE(m["versions"]["ffmpeg"].get<std::string>().empty());
   EXPECT_EQ(m["sample"]["output_width"], 320);

@@ -5,6 +5,10 @@
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
 #include "infer/device.h"
 #include "util/error.h"
 
@@ -21,13 +25,47 @@ ErrorKind kind_of(const std::string& device, const std::string& precision, std::
   return ErrorKind::Internal;  // "did not throw"
 }
 
-TEST(Device, CpuDefaultsToFp32AndAcceptsBf16) {
+// Sets an environment variable for one scope (FRAMELIFT_CPU_BF16 overrides the CPU detection).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+// What /proc/cpuinfo says, read here independently of framelift's detection.
+bool cpu_flags_have_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0)
+      return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
+  return false;
+}
+
+TEST(Device, CpuAutoIsBf16WhereTheCpuMultipliesItNatively) {
   ExecutionTarget t = resolve_target("cpu", "");
   EXPECT_TRUE(t.device.is_cpu());
-  EXPECT_EQ(t.dtype, c10::kFloat);
-  EXPECT_EQ(t.describe(), "cpu fp32");
+  EXPECT_EQ(t.dtype, cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
+  EXPECT_EQ(resolve_target("cpu", "auto").dtype, t.dtype);
+  EXPECT_NE(t.precision_reason.find("auto: "), std::string::npos) << t.precision_reason;
+  {
+    ScopedEnv off("FRAMELIFT_CPU_BF16", "0");
+    const ExecutionTarget f = resolve_target("cpu", "");
+    EXPECT_EQ(f.dtype, c10::kFloat);
+    EXPECT_EQ(f.describe(), "cpu fp32");
+    EXPECT_EQ(f.describe_with_reason(), "cpu fp32 (auto: FRAMELIFT_CPU_BF16=0 on this CPU)");
+  }
+  {
+    ScopedEnv on("FRAMELIFT_CPU_BF16", "1");
+    const ExecutionTarget b = resolve_target("cpu", "");
+    EXPECT_EQ(b.dtype, c10::kBFloat16);
+    EXPECT_NE(b.describe_with_reason().find("--precision fp32 for the exact reference"), std::string::npos);
+    // A network declared without a bf16 path stays fp32 under auto.
+    EXPECT_EQ(resolve_target("cpu", "", {.bf16 = false, .fp16 = false}).dtype, c10::kFloat);
+  }
   EXPECT_EQ(resolve_target("cpu", "bf16").dtype, c10::kBFloat16);
   EXPECT_EQ(resolve_target("cpu", "fp32").dtype, c10::kFloat);
+  EXPECT_EQ(resolve_target("cpu", "fp32").describe_with_reason(), "cpu fp32 (--precision fp32)");
 }
 
 TEST(Device, Fp16OnCpuIsRefusedWithAReason) {
@@ -51,7 +89,7 @@ TEST(Device, AutoPicksCudaOnlyWhenPresent) {
     EXPECT_EQ(t.dtype, c10::kHalf);  // fp16 by default on CUDA
   } else {
     EXPECT_TRUE(t.device.is_cpu());
-    EXPECT_EQ(t.dtype, c10::kFloat);
+    EXPECT_EQ(t.dtype, cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
   }
 }
 

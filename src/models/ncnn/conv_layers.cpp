@@ -1,6 +1,7 @@
 // Convolution, ConvolutionDepthWise, Deconvolution, DeconvolutionDepthWise, InnerProduct.
 #include <ATen/ATen.h>
 
+#include "infer/fp32_islands.h"
 #include "models/ncnn/builtin_layers.h"
 #include "models/ncnn/fused_activation.h"
 #include "models/ncnn/ncnn_tensor.h"
@@ -126,13 +127,13 @@ class DeconvOp : public NcnnOp {
     bool plain_sym = positive && geo_.pad_left == geo_.pad_right && geo_.pad_top == geo_.pad_bottom &&
                      out_pad_right_ == 0 && out_pad_bottom_ == 0;
     if (plain_sym) {  // the common case maps onto one ATen call
-      at::Tensor y = at::conv_transpose2d(x, weight_, bias_, {geo_.sh, geo_.sw}, {geo_.pad_top, geo_.pad_left}, {0, 0},
-                                          groups_, {geo_.dh, geo_.dw});
+      at::Tensor y = infer::conv_transpose2d(x, weight_, bias_, {geo_.sh, geo_.sw}, {geo_.pad_top, geo_.pad_left}, {0, 0},
+                                             groups_, {geo_.dh, geo_.dw});
       act_.apply_(y);
       return {y};
     }
     // ncnn computes the full "bordered" output, fills output padding with the bias, then cuts.
-    at::Tensor y = at::conv_transpose2d(x, weight_, {}, {geo_.sh, geo_.sw}, {0, 0}, {0, 0}, groups_, {geo_.dh, geo_.dw});
+    at::Tensor y = infer::conv_transpose2d(x, weight_, {}, {geo_.sh, geo_.sw}, {0, 0}, {0, 0}, groups_, {geo_.dh, geo_.dw});
     if (out_pad_right_ || out_pad_bottom_) y = at::constant_pad_nd(y, {0, out_pad_right_, 0, out_pad_bottom_}, 0.0);
     if (bias_.defined()) y.add_(bias_.view({1, -1, 1, 1}));
     int64_t H = y.size(2), W = y.size(3);

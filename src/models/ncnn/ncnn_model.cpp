@@ -1,5 +1,7 @@
 #include "models/ncnn/ncnn_model.h"
 
+#include "infer/fp32_islands.h"
+
 #include <cmath>
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -231,7 +233,7 @@ at::Tensor NcnnModel::forward(const at::Tensor& input) {
     if (pad >= h || pad >= w)
       throw Error(ErrorKind::Model, str(graph_.source, ": input ", w, "x", h, " is smaller than the ", pad,
                                         "-pixel border the network needs"));
-    x = at::reflection_pad2d(x, {pad, pad, pad, pad});
+    x = infer::reflect_pad2d(x, {pad, pad, pad, pad});
   }
   // Plain NCHW: channels-last measured no faster here (PReLU and pixel shuffle reorder it back).
   at::Tensor y = run(x.contiguous());

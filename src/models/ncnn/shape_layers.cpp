@@ -1,6 +1,7 @@
 // Split, Concat, Slice, Crop, Padding, Reshape, Flatten: layers that move data without arithmetic.
 #include <ATen/ATen.h>
 
+#include "infer/fp32_islands.h"
 #include "models/ncnn/builtin_layers.h"
 #include "models/ncnn/ncnn_tensor.h"
 #include "util/error.h"
@@ -113,8 +114,8 @@ class PaddingLayer : public NcnnOp {
   Blobs forward(Blobs in) override {
     const at::Tensor& x = in.at(0);
     if (x.dim() < 3) fail(name_, "padding needs a blob with h and w");
-    if (type_ == 1) return {at::replication_pad2d(x, {left_, right_, top_, bottom_})};
-    if (type_ == 2) return {at::reflection_pad2d(x, {left_, right_, top_, bottom_})};
+    if (type_ == 1) return {infer::replicate_pad2d(x, {left_, right_, top_, bottom_})};
+    if (type_ == 2) return {infer::reflect_pad2d(x, {left_, right_, top_, bottom_})};
     if (!per_channel_.defined()) {
       std::vector<int64_t> pad = {left_, right_, top_, bottom_};
       if (front_ || behind_) pad.insert(pad.end(), {front_, behind_});

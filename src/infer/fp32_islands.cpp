@@ -1,0 +1,37 @@
+#include "infer/fp32_islands.h"
+
+#include <ATen/ATen.h>
+
+namespace framelift::infer {
+namespace {
+
+bool needs_fp32_island(const at::Tensor& x) {
+  return x.is_cpu() && (x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf);
+}
+
+template <class Pad>
+at::Tensor padded(const at::Tensor& x, at::IntArrayRef pads, Pad pad) {
+  if (!needs_fp32_island(x)) return pad(x, pads);
+  return pad(x.to(at::kFloat), pads).to(x.scalar_type());
+}
+
+}  // namespace
+
+at::Tensor reflect_pad2d(const at::Tensor& x, at::IntArrayRef pads) {
+  return padded(x, pads, [](const at::Tensor& t, at::IntArrayRef p) { return at::reflection_pad2d(t, p); });
+}
+
+at::Tensor replicate_pad2d(const at::Tensor& x, at::IntArrayRef pads) {
+  return padded(x, pads, [](const at::Tensor& t, at::IntArrayRef p) { return at::replication_pad2d(t, p); });
+}
+
+at::Tensor conv_transpose2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, at::IntArrayRef stride,
+                            at::IntArrayRef padding, at::IntArrayRef output_padding, int64_t groups, at::IntArrayRef dilation) {
+  if (!needs_fp32_island(x))
+    return at::conv_transpose2d(x, weight, bias, stride, padding, output_padding, groups, dilation);
+  const at::Tensor b = bias.defined() ? bias.to(at::kFloat) : bias;
+  return at::conv_transpose2d(x.to(at::kFloat), weight.to(at::kFloat), b, stride, padding, output_padding, groups, dilation)
+      .to(x.scalar_type());
+}
+
+}  // namespace framelift::infer

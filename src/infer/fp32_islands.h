@@ -1,0 +1,19 @@
+#pragma once
+// Operators libtorch 1.13 has no reduced-precision CPU kernel for, in any precision: on the CPU
+// in bf16 (or fp16) they run as an fp32 island (convert, compute, convert back). Padding is exact
+// that way (it copies values; bf16 -> fp32 -> bf16 is lossless); a transposed convolution is
+// computed more precisely than in bf16 (its bf16 dispatch is broken in 1.13: it checks the
+// weight as a forward convolution's and refuses). On CUDA and in fp32 they are the plain calls.
+#include <ATen/core/Tensor.h>
+
+namespace framelift::infer {
+
+// pads: {left, right, top, bottom}, as at::reflection_pad2d takes them.
+at::Tensor reflect_pad2d(const at::Tensor& x, at::IntArrayRef pads);
+at::Tensor replicate_pad2d(const at::Tensor& x, at::IntArrayRef pads);
+
+// at::conv_transpose2d's arguments; `bias` may be undefined.
+at::Tensor conv_transpose2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, at::IntArrayRef stride,
+                            at::IntArrayRef padding, at::IntArrayRef output_padding, int64_t groups, at::IntArrayRef dilation);
+
+}  // namespace framelift::infer
