@@ -1,4 +1,5 @@
 // open_interpolator: what a user types after `interpolate:model=` / `interpolate -m`.
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -24,8 +25,22 @@ std::vector<fs::path> rife_folders() {
   return dirs;
 }
 
+// RIFE's ncnn export runs as the native IFNet (the same weights under native names; the two
+// agree, tests/models/rife_test.cpp), which takes bf16 and flow scales other than 1;
+// FRAMELIFT_NCNN_GRAPH=1 runs the graph interpreter instead (the reference path).
+std::unique_ptr<FrameInterpolator> open_rife_ncnn(const fs::path& param, const fs::path& bin) {
+  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
+  if (forced && std::string(forced) == "1") return load_rife_ncnn(param, bin);
+  try {
+    return build_rife_native(rife_ncnn_to_native_state_dict(param, bin), param.string());
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model) throw;
+    return load_rife_ncnn(param, bin);
+  }
+}
+
 std::unique_ptr<FrameInterpolator> open_folder(const fs::path& dir) {
-  if (fs::exists(dir / "flownet.param")) return load_rife_ncnn(dir / "flownet.param", dir / "flownet.bin");
+  if (fs::exists(dir / "flownet.param")) return open_rife_ncnn(dir / "flownet.param", dir / "flownet.bin");
   for (const char* name : {"flownet.pkl", "flownet.pth"})
     if (fs::exists(dir / name)) return load_rife_native(dir / name);
   throw Error(ErrorKind::Model, str(dir.string(), ": no flownet.param or flownet.pkl in this folder"));
@@ -40,7 +55,7 @@ std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_
   if (fs::is_regular_file(path, ec)) {
     const std::string ext = path.extension().string();
     if (ext == ".param" || ext == ".bin")
-      return load_rife_ncnn(fs::path(path).replace_extension(".param"), fs::path(path).replace_extension(".bin"));
+      return open_rife_ncnn(fs::path(path).replace_extension(".param"), fs::path(path).replace_extension(".bin"));
     if (ext == ".pkl" || ext == ".pth" || ext == ".pt" || ext == ".safetensors") return load_rife_native(path);
     throw Error(ErrorKind::Model, str(path.string(), ": not a RIFE model (ncnn flownet.param, or a flownet.pkl state dict)"));
   }
@@ -56,7 +71,7 @@ std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_
       const fs::path main = cache.checked_main_file(*installed);
       const std::string ext = main.extension().string();
       if (ext == ".param" || ext == ".bin")
-        return load_rife_ncnn(fs::path(main).replace_extension(".param"), fs::path(main).replace_extension(".bin"));
+        return open_rife_ncnn(fs::path(main).replace_extension(".param"), fs::path(main).replace_extension(".bin"));
       return load_rife_native(main);
     }
   }

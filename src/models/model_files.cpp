@@ -5,6 +5,7 @@
 #include "models/architecture_registry.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
+#include "models/resized_model.h"
 #include "weights/load_weights.h"
 #include "weights/ncnn_bin.h"
 #include "weights/ncnn_param.h"
@@ -13,10 +14,34 @@
 #include "util/error.h"
 #include "util/str.h"
 
+#include <cstdlib>
+
 namespace fs = std::filesystem;
 
 namespace framelift::models {
 namespace {
+
+// An ncnn export runs on its native architecture when it is one (the same weights under native
+// names: Compact, RRDBNet, Real-CUGAN; tests/models/arch_ncnn_agreement_test.cpp holds the two
+// paths to each other), which is faster and takes bf16 fully; the graph interpreter runs the rest.
+// FRAMELIFT_NCNN_GRAPH=1 forces the interpreter (the reference path for those comparisons).
+std::unique_ptr<ImageModel> open_ncnn(const fs::path& param, const fs::path& bin) {
+  auto graph_model = ncnn::NcnnModel::load(param, bin);
+  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
+  if (forced && std::string(forced) == "1") return graph_model;
+  try {
+    const weights::NcnnGraph graph = weights::parse_ncnn_param(param);
+    auto native = build_model(ncnn_to_native_state_dict(graph, weights::ncnn_to_state_dict(graph, bin)), param.string());
+    // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
+    // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
+    const int graph_scale = graph_model->geometry().scale;
+    if (graph_scale > native->info().scale) return graph_model;
+    return resized_model(std::move(native), graph_scale);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model) throw;
+    return graph_model;
+  }
+}
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
   std::string ext = file.extension().string();
@@ -25,7 +50,7 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
     if (!fs::exists(param) || !fs::exists(bin))
       throw Error(ErrorKind::Model, str(file.string(), ": an ncnn model needs both ", param.filename().string(), " and ",
                                         bin.filename().string(), " side by side"));
-    return ncnn::NcnnModel::load(param, bin);
+    return open_ncnn(param, bin);
   }
   if (ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors") return load_model(file);
   throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", ext,

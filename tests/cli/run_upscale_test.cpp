@@ -22,6 +22,10 @@ TEST(RunUpscale, AnimeVideoV3RestoresAHalvedRealClip) {
   auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) +
                      " -c ffv1 --frames 6 --pipeline resize:scale=0.5,upscale:model=realesr-animevideov3-x2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The catalog's ncnn export runs as its native architecture, in the precision auto chose, and
+  // the log line says which and why.
+  EXPECT_NE(r.output.find("(srvgg_compact, x2)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(auto: "), std::string::npos) << r.output;
   ASSERT_EQ(framelift("run -i " + shell_quote(in) + " -o " + shell_quote(bicubic) +
                       " -c ffv1 --frames 6 --pipeline resize:scale=0.5,resize:scale=2:algo=bicubic")
                 .exit_code,

