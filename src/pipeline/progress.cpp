@@ -24,14 +24,6 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
-ProgressMode parse_progress_mode(const std::string& text) {
-  if (text == "auto") return ProgressMode::Auto;
-  if (text == "bar") return ProgressMode::Bar;
-  if (text == "json") return ProgressMode::Json;
-  if (text == "none") return ProgressMode::None;
-  throw Error(ErrorKind::Usage, str("--progress: unknown mode '", text, "' (auto, bar, json, none)"));
-}
-
 std::string ProgressSnapshot::to_json(const std::string& event) const {
   nlohmann::json j{{"event", event},          {"frames_in", frames_in}, {"frames_out", frames_out},
                    {"total_frames", total_out}, {"fps", fps},           {"elapsed_s", elapsed_s},

@@ -12,7 +12,6 @@
 namespace framelift::pipeline {
 
 enum class ProgressMode { Auto, Bar, Json, None };
-ProgressMode parse_progress_mode(const std::string& text);
 
 struct ProgressCounters {
   std::atomic<int64_t> frames_in{0};   // decoded

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/profile_support.h"
+#include "support/cpu_flags.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -26,16 +27,6 @@ double psnr(const fs::path& out, int from, const fs::path& src, int src_from, in
   const size_t colon = text.find(':');
   if (colon == std::string::npos) return 0;
   return text.substr(colon + 1).rfind("inf", 0) == 0 ? 99 : std::stod(text.substr(colon + 1));
-}
-
-// Read here rather than through framelift's detection, so the expectation is independent of it.
-bool cpu_flags_have_bf16() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0)
-      return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
-  return false;
 }
 
 TEST(ProfileCommand, TheSampleComesFromStretchesSpreadOverTheClip) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "infer/device.h"
+#include "support/cpu_flags.h"
 #include "util/error.h"
 
 namespace framelift::infer {
@@ -32,20 +33,10 @@ struct ScopedEnv {
   const char* name_;
 };
 
-// What /proc/cpuinfo says, read here independently of framelift's detection.
-bool cpu_flags_have_bf16() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0)
-      return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
-  return false;
-}
-
 TEST(Device, CpuAutoIsBf16WhereTheCpuMultipliesItNatively) {
   ExecutionTarget t = resolve_target("cpu", "");
   EXPECT_TRUE(t.device.is_cpu());
-  EXPECT_EQ(t.dtype, cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
+  EXPECT_EQ(t.dtype, test::cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
   EXPECT_EQ(resolve_target("cpu", "auto").dtype, t.dtype);
   EXPECT_NE(t.precision_reason.find("auto: "), std::string::npos) << t.precision_reason;
   {
@@ -89,7 +80,7 @@ TEST(Device, AutoPicksCudaOnlyWhenPresent) {
     EXPECT_EQ(t.dtype, c10::kHalf);  // fp16 by default on CUDA
   } else {
     EXPECT_TRUE(t.device.is_cpu());
-    EXPECT_EQ(t.dtype, cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
+    EXPECT_EQ(t.dtype, test::cpu_flags_have_bf16() ? c10::kBFloat16 : c10::kFloat);
   }
 }
 
