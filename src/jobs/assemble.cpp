@@ -81,7 +81,7 @@ media::FramePtr first_video_frame(const std::string& input) {
 }  // namespace
 
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
-                                 const std::map<int, SegmentRecord>& done) {
+                                 const std::map<int, SegmentRecord>& done, std::optional<FileIdentity> replaceable) {
   std::string missing;
   int64_t expected_frames = 0;
   for (const Segment& s : plan.segments) {
@@ -100,6 +100,7 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   // An assembly killed midway left its temporary file; this one starts over.
   remove_orphaned_partials(spec.output);
   media::Muxer mux(spec.output, spec.container);
+  mux.set_replaceable(replaceable);
   std::map<int, int> copied;
   int video_out = -1;
   for (unsigned i = 0; i < source.format()->nb_streams; ++i) {

@@ -49,6 +49,10 @@ class Muxer {
   // the final name after this Muxer was made: the result is then kept under another name and
   // Error(Output) says which.
   void finish();
+  // The file finish() may replace: by default the one at the final name when this Muxer was made
+  // (the caller checked -y just before). A job checks -y when it starts, hours before assembly
+  // opens its output, and passes what was there then: a file that appeared since is kept.
+  void set_replaceable(std::optional<FileIdentity> file) { replaceable_ = file; }
 
   const std::filesystem::path& final_path() const { return final_path_; }
   const std::filesystem::path& temp_path() const { return temp_path_; }

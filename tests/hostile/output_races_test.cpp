@@ -1,7 +1,9 @@
 // What is at the output path is never lost and never half-written, whatever else happens there:
 // a batch told to write into its own input folder is refused before it writes anything; a plain
 // run killed with SIGKILL leaves no file under the final name and the next run clears its
-// partial.
+// partial; a file created at the output while a job makes its segments is kept (the result goes
+// next to it, and the error says where); two runs started at once on one output either join as
+// workers of one job (same pipeline) or the second is refused (another pipeline).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -87,6 +89,71 @@ TEST(OutputRaces, PlainRunKilledWithSigkillLeavesNoFinalFileAndTheNextRunClearsI
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(names_in(dir), std::set<std::string>{"out.mkv"}) << "the stale partial is gone";
   EXPECT_EQ(count_frames(dir / "out.mkv"), 48);
+}
+
+TEST(OutputRaces, FileCreatedAtTheOutputDuringAJobIsKeptAndTheResultGoesNextToIt) {
+  const fs::path dir = temp_dir("race-appear");
+  const fs::path out = dir / "out.mkv";
+  // Once the first segment is on disk the job is stopped (SIGSTOP), someone else's file is put at
+  // the output, and the job goes on: deterministic, whatever the machine's speed.
+  const std::string script = shell_quote(cli_path()) + " " + job_args(out, "resize:scale=0.5") + " > " +
+                             shell_quote(dir / "log") + " 2>&1 & p=$!; " +
+                             "while [ ! -e " + shell_quote(dir / "out.mkv.framelift-job/segments/000000.mkv") +
+                             " ]; do sleep 0.005; done; kill -STOP $p; " +
+                             "if [ -e " + shell_quote(out) + " ]; then echo finished-too-early; fi; " +
+                             "printf theirs > " + shell_quote(out) + "; kill -CONT $p; wait $p";
+  std::string said;
+  const int rc = run_command(script, &said);
+  const std::string log = read(dir / "log");
+  ASSERT_EQ(said.find("finished-too-early"), std::string::npos) << log;
+  EXPECT_EQ(rc, 4) << log;
+  EXPECT_EQ(read(out), "theirs") << "the file that appeared was replaced";
+  const fs::path kept = dir / "out.framelift-1.mkv";
+  ASSERT_TRUE(fs::exists(kept)) << log;
+  EXPECT_EQ(count_frames(kept), 48);
+  const auto lines = error_lines(log);
+  ASSERT_EQ(lines.size(), 1u) << log;
+  EXPECT_NE(lines[0].find(out.string()), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("kept as " + kept.string()), std::string::npos) << lines[0];
+}
+
+TEST(OutputRaces, TwoRunsWithAnotherPipelineOnOneOutputTheSecondIsRefused) {
+  const fs::path dir = temp_dir("race-two-specs");
+  const fs::path out = dir / "out.mkv";
+  const std::string cli = shell_quote(cli_path());
+  const int rc = run_command("( " + cli + " " + job_args(out, "resize:scale=0.5") + " > " + shell_quote(dir / "a.log") +
+                             " 2>&1; echo $? > " + shell_quote(dir / "a.rc") + " ) & " + cli + " " +
+                             job_args(out, "resize:scale=0.25") + " > " + shell_quote(dir / "b.log") + " 2>&1; echo $? > " +
+                             shell_quote(dir / "b.rc") + "; wait");
+  ASSERT_EQ(rc, 0);
+  const int a = std::stoi(read(dir / "a.rc")), b = std::stoi(read(dir / "b.rc"));
+  const std::string a_log = read(dir / "a.log"), b_log = read(dir / "b.log");
+  ASSERT_EQ(std::set<int>({a, b}), std::set<int>({0, 2})) << a_log << "\n----\n" << b_log;
+  const std::string& loser = a == 2 ? a_log : b_log;
+  const auto lines = error_lines(loser);
+  ASSERT_EQ(lines.size(), 1u) << loser;
+  EXPECT_NE(lines[0].find("out.mkv.framelift-job"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("--restart"), std::string::npos) << lines[0];
+  // The winner's frames alone: its size, every frame.
+  EXPECT_EQ(video_width(out), a == 0 ? 720 / 2 : 720 / 4);
+  EXPECT_EQ(count_frames(out), 48);
+}
+
+TEST(OutputRaces, TwoRunsWithTheSamePipelineOnOneOutputShareTheJob) {
+  const fs::path dir = temp_dir("race-same-spec");
+  fs::create_directories(dir / "out");
+  const fs::path out = dir / "out" / "out.mkv";
+  const std::string cli = shell_quote(cli_path()) + " --log-level debug";
+  const std::string args = job_args(out, "resize:scale=0.5");
+  const int rc = run_command("( " + cli + " " + args + " > " + shell_quote(dir / "a.log") + " 2>&1 & a=$!; " + cli + " " +
+                             args + " > " + shell_quote(dir / "b.log") + " 2>&1 & b=$!; wait $a && wait $b )");
+  const std::string a = read(dir / "a.log"), b = read(dir / "b.log");
+  ASSERT_EQ(rc, 0) << a << "\n----\n" << b;
+  const std::set<int> by_a = segments_done(a), by_b = segments_done(b);
+  for (int s : by_a) EXPECT_FALSE(by_b.count(s)) << "segment " << s << " processed by both runs";
+  EXPECT_EQ(by_a.size() + by_b.size(), 12u) << a << "\n----\n" << b;
+  EXPECT_EQ(count_frames(out), 48);
+  EXPECT_EQ(names_in(dir / "out"), std::set<std::string>{"out.mkv"}) << "one output, no copy aside, no job folder left";
 }
 
 }  // namespace
