@@ -25,7 +25,9 @@ void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
 }
 
 std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
-  if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
+  // Bounded like the stages' threads= option: a typo such as 100000 would start that many threads.
+  if (a.threads < 0 || a.threads > 1024)
+    throw Error(ErrorKind::Usage, str("--threads ", a.threads, " is out of range (1 to 1024; 0 or absent: the CPUs this process may use)"));
   std::map<std::string, std::string> d{{"device", a.device}, {"tile", str(a.tile)}, {"batch", str(a.batch)}};
   if (!a.precision.empty()) d["precision"] = a.precision;
   if (a.threads > 0) d["threads"] = str(a.threads);

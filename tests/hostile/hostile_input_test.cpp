@@ -70,8 +70,14 @@ void sparse_file(const fs::path& file, uintmax_t size) {
   fs::resize_file(file, size);
 }
 
+Maker nothing() {
+  return [](const fs::path&) {};
+}
+
 std::vector<HostileCase> cases() {
   const std::string info = "models info {dir}/";
+  // A run of the small clip into the case's folder; a case adds the bad value.
+  const std::string run = "run -i {clip} -o {dir}/out.mkv --progress none ";
   return {
       // ncnn .param/.bin: counts and sizes are untrusted.
       {"NcnnBlobCountsNearIntMax", ncnn("1 1\nInput in 2147483647 2147483647 a b\n"), info + "x.param", 5, "x.param",
@@ -108,6 +114,19 @@ std::vector<HostileCase> cases() {
       // A 2 GB file that is no weight file is refused from its head, never read whole.
       {"HugeFileThatIsNoWeightFile", [](const fs::path& dir) { sparse_file(dir / "disk.pth", uintmax_t(2) << 30); },
        info + "disk.pth", 5, "disk.pth", "unrecognised weight file", 700},
+      // Bad values: refused with the option and its allowed range before any work.
+      {"ThreadsFarAboveAnyMachine", nothing(), run + "--threads 100000", 2, "--threads 100000", "out of range (1 to 1024"},
+      {"InterpolateFactorOfAMillion", nothing(), run + "--pipeline interpolate:factor=1000000", 2, "factor=1000000",
+       "1 <= N <= 16"},
+      {"ResizeScaleNan", nothing(), run + "--pipeline resize:scale=nan", 2, "scale=nan", "0 < F <= 16"},
+      {"ResizeScaleInf", nothing(), run + "--pipeline resize:scale=inf", 2, "scale=inf", "0 < F <= 16"},
+      {"ResizeScaleThatLeavesNoPicture", nothing(), run + "--pipeline resize:scale=1e-9", 2, "scale=1e-09",
+       "the output must be 2x2 to 16384x16384"},
+      {"UpscaleScaleZero", nothing(), "upscale -i {clip} -o {dir}/out.mkv -s 0", 2, "--scale: 0", "0 < F <= 16"},
+      {"FramesZero", nothing(), run + "--frames 0", 2, "--frames: 0", "a whole number >= 1"},
+      {"FramesNegative", nothing(), run + "--frames -1", 2, "--frames: -1", "a whole number >= 1"},
+      {"SegmentFramesZero", nothing(), run + "--segment-frames 0", 2, "--segment-frames: 0", "a whole number >= 1"},
+      {"SegmentFramesNegative", nothing(), run + "--segment-frames -5", 2, "--segment-frames: -5", "a whole number >= 1"},
   };
 }
 
