@@ -371,6 +371,9 @@ void preflight(const RunOptions& run, bool will_assemble) {
   RunOptions checked = run;
   if (!will_assemble) checked.overwrite = true;  // a shard worker does not write the output
   check_output_path(checked);
+  if (media::is_stream_file(run.input))
+    throw Error(ErrorKind::Usage, str(run.input, ": is a FIFO or device, readable only once, and a job reads its input "
+                                                 "once per segment; add --no-job for one plain pass"));
   media::Demuxer demux(run.input);
   if (!will_assemble) return;
   media::Muxer probe(run.output, run.container);  // removes its empty temporary file
