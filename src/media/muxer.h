@@ -28,6 +28,9 @@ class Muxer {
   // Adds the encoded video stream; returns its index. Copies the side data of `source` that stays
   // true after re-encoding (rotation, HDR mastering display and light level, stereo 3D).
   int add_video(const AVCodecContext* encoder, const AVStream* source);
+  // Throws Error(Output) naming the container and the codec when the container cannot hold the
+  // video `encoder` makes (ffv1 in .mp4): a job checks it before any segment is computed.
+  void check_holds_video(const AVCodec* encoder) const;
   // Adds a video stream encoded earlier by framelift (a job's segments, see jobs/assemble.h):
   // parameters and time base from `encoded`, the rest as add_video does from `source`.
   int add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate);

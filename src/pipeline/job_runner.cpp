@@ -21,6 +21,7 @@
 #include "lifecycle/hooks.h"
 #include "lifecycle/preemption_watcher.h"
 #include "media/demuxer.h"
+#include "media/encoder.h"
 #include "media/muxer.h"
 #include "pipeline/warm_stages.h"
 #include "util/error.h"
@@ -129,9 +130,13 @@ OpenJob open_or_create(const JobOptions& o, const fs::path& root) {
       try {
         return OpenJob{dir, wanted, ensure_plan(dir, wanted)};
       } catch (const Error&) {
-        // An input that cannot be planned leaves no job behind for the corrected command to trip on.
+        // An input that cannot be planned leaves no job behind for the corrected command to trip
+        // on: job.json goes, then the folders create() made, each only if empty (a --job-dir
+        // folder may hold the user's files).
         std::error_code ec;
         fs::remove(dir.spec_file(), ec);
+        for (const fs::path& p : {dir.root() / "segments", dir.journal_dir(), dir.claims_dir(), dir.temp_dir(), dir.root()})
+          fs::remove(p, ec);
         throw;
       }
     }
@@ -312,6 +317,8 @@ bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>&
   const int64_t frames = jobs::count_video_packets(report.output);
   if (frames != report.video_frames)
     throw Error(ErrorKind::Output, str(report.output.string(), ": holds ", frames, " frames after assembly, expected ", report.video_frames));
+  if (const std::optional<FileIdentity> made = file_identity(report.output))
+    write_file_atomic(job.dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
   log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
             " segment(s), ", report.other_packets, " packets of other streams copied");
   return true;
@@ -377,6 +384,7 @@ void preflight(const RunOptions& run, bool will_assemble) {
   media::Demuxer demux(run.input);
   if (!will_assemble) return;
   media::Muxer probe(run.output, run.container);  // removes its empty temporary file
+  probe.check_holds_video(media::find_video_encoder(run.encoder.codec));
   for (unsigned i = 0; i < demux.format()->nb_streams; ++i) {
     const AVStream* st = demux.format()->streams[i];
     if (int(i) != demux.video_index() && st->codecpar->codec_id != AV_CODEC_ID_NONE) probe.add_copy(st);
@@ -461,9 +469,16 @@ JobReport process_job(const JobOptions& o) {
   }
   const auto finished = finished_in_plan(shared.journal, job, false);
   report.remaining = report.segments - int(finished.size());
+  const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
   if (report.remaining == 0 && o.assemble) {
+    int64_t frames_out = 0;
+    for (const auto& [index, record] : finished) frames_out += record.frames_out;
+    if (frames_out == 0) {
+      // Nothing to assemble and nothing worth resuming: the pipeline itself must change.
+      if (own_folder) fs::remove_all(dir, ec);
+      throw Error(ErrorKind::Usage, str(o.run.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
+    }
     report.assembled = assemble_once(job, finished, replaceable);
-    const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
     if (report.assembled && own_folder) fs::remove_all(dir, ec);
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -459,6 +459,10 @@ RunReport run_pipeline(const RunOptions& o) {
   process_thread.join();
   latch.rethrow();
   if (!limited && !video_only) media::check_video_complete(demux, timestamps.last());
+  // A whole video out of which the stages made nothing is no result (a segment may be empty:
+  // its part of a select filter's cut; the job checks the whole).
+  if (!segment && frames_in > 0 && frames_out == 0)
+    throw Error(ErrorKind::Usage, str(o.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
   mux.finish();
   progress.finish();
 
