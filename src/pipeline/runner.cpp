@@ -21,6 +21,7 @@ extern "C" {
 #include "media/demuxer.h"
 #include "media/filter_graph.h"
 #include "media/frame_converter.h"
+#include "media/hdr_encoder_params.h"
 #include "media/hdr_side_data.h"
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
@@ -211,7 +212,8 @@ RunReport run_pipeline(const RunOptions& o) {
 
   media::Muxer mux(o.output, segment ? std::string() : o.container);
   const bool global_header = segment ? o.window->global_header : mux.temp_path().extension() != ".ts";
-  media::Encoder encoder(o.encoder, out_format, global_header);
+  // HDR10 metadata into the bitstream too (media/hdr_encoder_params.h), not only the container.
+  media::Encoder encoder(media::with_hdr_bitstream_params(o.encoder, primed.front().get()), out_format, global_header);
   out_format.pix_fmt = encoder.pix_fmt();
 
   std::map<int, int> copied;  // input stream index -> output stream index
