@@ -1,5 +1,6 @@
 #include "cli/inference_options.h"
 
+#include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -25,14 +26,29 @@ void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
 }
 
 std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
-  if (a.threads < 0) throw Error(ErrorKind::Usage, "--threads must be positive");
+  // Bounded like the stages' threads= option: a typo such as 100000 would start that many threads.
+  if (a.threads < 0 || a.threads > 1024)
+    throw Error(ErrorKind::Usage, str("--threads ", a.threads, " is out of range (1 to 1024; 0 or absent: the CPUs this process may use)"));
   std::map<std::string, std::string> d{{"device", a.device}, {"tile", str(a.tile)}, {"batch", str(a.batch)}};
   if (!a.precision.empty()) d["precision"] = a.precision;
   if (a.threads > 0) d["threads"] = str(a.threads);
   if (a.tile_overlap >= 0) d["tile_overlap"] = str(a.tile_overlap);
   // Only when asked for: a job's saved defaults (its fingerprint) stay those of older versions.
   if (a.tile_batch != 1) d["tile_batch"] = str(a.tile_batch);
-  if (!a.max_memory.empty()) d["max_memory"] = a.max_memory;
+  if (!a.max_memory.empty()) {
+    // The floor of the stages' max_memory option (pipeline/option_schema.cpp), said in the
+    // option's own name, and checked when no stage would read it too.
+    constexpr int64_t kMinBudget = int64_t(64) << 20;
+    int64_t bytes = 0;
+    try {
+      bytes = infer::parse_byte_size(a.max_memory);
+    } catch (const Error&) {
+      throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, ": expected a size such as 512M or 4G"));
+    }
+    if (bytes < kMinBudget)
+      throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, " is too small: give at least 64M (e.g. 4G)"));
+    d["max_memory"] = a.max_memory;
+  }
   return d;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/job_options.h"
 
 #include "cli/exit_codes.h"
+#include "cli/value_checks.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -12,7 +13,9 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool with_run_flags) {
   cmd->add_option("--job-dir", a.job_dir, "Job folder: segments and journal (default: OUTPUT.framelift-job, removed when done)")
       ->group(g);
   if (with_run_flags) {
-    cmd->add_option("--segment-frames", a.segment_frames, "Input frames per segment (default: about 10 s)")->group(g);
+    cmd->add_option("--segment-frames", a.segment_frames, "Input frames per segment (default: about 10 s)")
+        ->check(whole_at_least(1))
+        ->group(g);
     cmd->add_flag("--restart", a.restart, "Discard a job folder that holds a different job and start over")->group(g);
     cmd->add_flag("--prepare", a.prepare, "Write the job folder (spec and segment plan) and stop; for `framelift deploy`")->group(g);
     cmd->add_flag("--no-job", a.no_job, "One pass without segments or resume (e.g. output to a pipe)")->group(g);

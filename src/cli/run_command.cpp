@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/inference_options.h"
 #include "cli/job_options.h"
+#include "cli/value_checks.h"
 #include "framelift/run.h"
 #include "library/model_cache.h"
 #include "library/quality.h"
@@ -57,7 +58,7 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
       ->capture_default_str();
   cmd->add_option("--queue-depth", a.queue_depth, "Frames buffered between decode, stages and encode")
       ->capture_default_str();
-  cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)");
+  cmd->add_option("--frames", o.max_frames, "Process only the first N frames (a quick sample)")->check(whole_at_least(1));
   cmd->add_option("-f,--format", o.container, "Force the output container (e.g. matroska, mp4)");
   add_inference_options(cmd, a.inference);
   add_job_options(cmd, a.job);
@@ -108,7 +109,9 @@ void add_upscale_command(CLI::App& app, Command& selected) {
   auto quality = std::make_shared<std::string>();
   cmd->add_option("--quality", *quality, "fast, balanced or best: pick among installed models (see `framelift models list`)")
       ->excludes(model_option);
-  cmd->add_option("-s,--scale", *scale, "Output scale; differs from the model's -> final lanczos resize (default: the model's)");
+  // The upscale stage's scale range (pipeline/upscale_stage.cpp), said with the flag's name.
+  cmd->add_option("-s,--scale", *scale, "Output scale; differs from the model's -> final lanczos resize (default: the model's)")
+      ->check(positive_up_to(16));
   cmd->footer(
       "Examples:\n"
       "  framelift upscale -i clip.mkv -o clip_x2.mkv\n"

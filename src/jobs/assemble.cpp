@@ -32,6 +32,10 @@ class SegmentReader {
       const SegmentRecord& record = records_.at(index_ < count_ ? index_ : count_ - 1);
       if (!demux_) {
         if (index_ >= count_) return false;
+        if (records_.at(index_).packets.empty()) {  // a stage (select) dropped all its frames
+          ++index_;
+          continue;
+        }
         demux_ = std::make_unique<media::Demuxer>(dir_.segment_file(index_).string());
         packet_ = 0;
       }
@@ -81,7 +85,7 @@ media::FramePtr first_video_frame(const std::string& input) {
 }  // namespace
 
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
-                                 const std::map<int, SegmentRecord>& done) {
+                                 const std::map<int, SegmentRecord>& done, std::optional<FileIdentity> replaceable) {
   std::string missing;
   int64_t expected_frames = 0;
   for (const Segment& s : plan.segments) {
@@ -92,14 +96,22 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   if (!missing.empty())
     throw Error(ErrorKind::Usage, str(dir.root().string(), ": segments not finished yet: ", missing));
 
+  // The stream's parameters come from the first segment that holds frames: one whose frames a
+  // stage dropped (a select filter) holds a stream without packets, which does not open.
+  int first_index = -1;
+  for (const Segment& s : plan.segments)
+    if (first_index < 0 && !done.at(s.index).packets.empty()) first_index = s.index;
+  if (first_index < 0)
+    throw Error(ErrorKind::Usage, str(spec.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
   media::Demuxer source(spec.input);
-  media::Demuxer first(dir.segment_file(0).string());
+  media::Demuxer first(dir.segment_file(first_index).string());
   const AVStream* svid = source.video_stream();
   const AVRational rate = av_guess_frame_rate(first.format(), first.video_stream(), nullptr);
 
   // An assembly killed midway left its temporary file; this one starts over.
   remove_orphaned_partials(spec.output);
   media::Muxer mux(spec.output, spec.container);
+  mux.set_replaceable(replaceable);
   std::map<int, int> copied;
   int video_out = -1;
   for (unsigned i = 0; i < source.format()->nb_streams; ++i) {

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "jobs/job_dir.h"
 #include "jobs/job_spec.h"
 #include "jobs/journal.h"
 #include "jobs/segment_plan.h"
+#include "util/fs.h"
 
 namespace framelift::jobs {
 
@@ -25,9 +27,11 @@ struct AssembleReport {
 
 // `done` must hold a record for every segment of `plan`; throws Error(Usage) naming the missing
 // ones otherwise, Error(Output) when the output cannot be written or the result does not hold
-// the recorded number of frames (nothing is left under the final name then).
+// the recorded number of frames (nothing is left under the final name then). `replaceable` is
+// the file at the output when the job started (-y was checked then): only that one is replaced;
+// a file that appeared since is kept and the result goes next to it (Error(Output) says where).
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
-                                 const std::map<int, SegmentRecord>& done);
+                                 const std::map<int, SegmentRecord>& done, std::optional<FileIdentity> replaceable);
 
 // Counts the video frames (packets) of a finished output: the check before hooks such as
 // --shutdown-when-done trust it. Throws Error(Input) when it does not open.

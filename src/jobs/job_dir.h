@@ -6,6 +6,7 @@
 //   journal/NNNNNN.json      one record per finished segment (journal.h)
 //   claims/NNNNNN.lock       which worker is processing which segment (claims.h)
 //   tmp/                     segments being written; never read back
+//   assembled.json           which file the assembly made (device, inode): later workers leave it be
 // Every file that is read back is written atomically, so a crash at any instant leaves a folder
 // that the next run can trust.
 #include <filesystem>
@@ -30,6 +31,7 @@ class JobDir {
   std::filesystem::path record_file(int index) const;
   std::filesystem::path claim_file(int index) const;
   std::filesystem::path temp_dir() const { return root_ / "tmp"; }
+  std::filesystem::path assembled_file() const { return root_ / "assembled.json"; }
   std::filesystem::path journal_dir() const { return root_ / "journal"; }
   std::filesystem::path claims_dir() const { return root_ / "claims"; }
 

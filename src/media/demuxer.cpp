@@ -1,13 +1,77 @@
 #include "media/demuxer.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "media/av_error.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "util/str.h"
 
 namespace framelift::media {
+namespace {
+
+// libavformat polls this while it waits (network opens and reads): a stop ends the wait.
+int stop_wanted(void*) { return stop_requested() ? 1 : 0; }
+
+// A FIFO or a character device blocks in open() until a writer comes and in read() while the
+// writer is silent, where neither a signal (the handler restarts the call) nor libavformat's
+// interrupt callback reaches. Such an input is opened without blocking and read through poll()
+// with a short timeout, so that a stop (SIGTERM on a spot reclaim) is seen within 100 ms.
+struct StreamIo {
+  int fd = -1;
+  AVIOContext* io = nullptr;
+  ~StreamIo() {
+    if (io) {
+      av_freep(&io->buffer);
+      avio_context_free(&io);
+    }
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+int read_stream(void* opaque, uint8_t* buf, int size) {
+  const int fd = static_cast<StreamIo*>(opaque)->fd;
+  for (;;) {
+    if (stop_requested()) return AVERROR_EXIT;
+    pollfd ready{fd, POLLIN, 0};
+    const int n_ready = ::poll(&ready, 1, 100);
+    if (n_ready < 0 && errno != EINTR) return AVERROR(errno);
+    if (n_ready <= 0) continue;
+    const ssize_t n = ::read(fd, buf, size_t(size));
+    if (n > 0) return int(n);
+    if (n == 0) return AVERROR_EOF;  // the writer closed (Linux reports no hangup before one came)
+    if (errno != EAGAIN && errno != EINTR) return AVERROR(errno);
+  }
+}
+
+std::shared_ptr<StreamIo> open_stream_file(const std::string& path) {
+  auto s = std::make_shared<StreamIo>();
+  s->fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (s->fd < 0) throw Error(ErrorKind::Input, str(path, ": cannot open (", std::strerror(errno), ")"));
+  constexpr int kBuffer = 1 << 16;
+  auto* buffer = static_cast<unsigned char*>(av_malloc(kBuffer));
+  if (buffer) s->io = avio_alloc_context(buffer, kBuffer, 0, s.get(), read_stream, nullptr, nullptr);
+  if (!s->io) {
+    av_free(buffer);
+    throw Error(ErrorKind::Resource, str(path, ": out of memory opening it"));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool is_stream_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+}
 
 Demuxer::Demuxer(const std::string& url) : url_(url) {
   const bool is_url = url.find("://") != std::string::npos;
@@ -19,13 +83,30 @@ Demuxer::Demuxer(const std::string& url) : url_(url) {
     if (std::filesystem::is_directory(url, ec))
       throw Error(ErrorKind::Input, str(url, ": is a directory, not a media file"));
   }
-  AVFormatContext* raw = nullptr;
-  int ret = avformat_open_input(&raw, url.c_str(), nullptr, nullptr);
+  AVFormatContext* raw = avformat_alloc_context();
+  if (!raw) throw Error(ErrorKind::Resource, str(url, ": out of memory opening it"));
+  raw->interrupt_callback = AVIOInterruptCB{stop_wanted, nullptr};
+  if (!is_url && !is_sequence && is_stream_file(url)) {
+    std::shared_ptr<StreamIo> s;
+    try {
+      s = open_stream_file(url);
+    } catch (...) {
+      avformat_free_context(raw);
+      throw;
+    }
+    raw->pb = s->io;
+    raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+    stream_io_ = std::move(s);
+  }
+  int ret = avformat_open_input(&raw, url.c_str(), nullptr, nullptr);  // frees raw on failure
+  if (ret < 0) throw_if_stop_requested();
   if (ret == AVERROR_INVALIDDATA)
     throw Error(ErrorKind::Input, str(url, ": not a media file that framelift can read"));
   check(ret, ErrorKind::Input, url);
   format_.reset(raw);
-  check(avformat_find_stream_info(raw, nullptr), ErrorKind::Input, str(url, ": cannot read stream info"));
+  ret = avformat_find_stream_info(raw, nullptr);
+  throw_if_stop_requested();
+  check(ret, ErrorKind::Input, str(url, ": cannot read stream info"));
   video_index_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (video_index_ < 0) throw Error(ErrorKind::Input, str(url, ": no video stream"));
   if (!avcodec_find_decoder(video_stream()->codecpar->codec_id))
@@ -38,6 +119,8 @@ bool Demuxer::read(AVPacket* pkt) {
   int ret = av_read_frame(format_.get(), pkt);
   if (ret == AVERROR_EOF) return false;
   if (ret < 0) {
+    // A stop is not the end of the input: the frames so far must not pass for all of them.
+    if (ret == AVERROR_EXIT) throw_if_stop_requested();
     ended_early_ = true;
     log::warn(url_, ": input ends early (", av_error_text(ret), "); keeping what was read");
     return false;

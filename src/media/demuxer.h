@@ -1,5 +1,6 @@
 #pragma once
 // Opens any input libavformat reads (files, http(s) and other URLs) and hands out its packets.
+#include <memory>
 #include <string>
 
 #include "media/av_ptr.h"
@@ -9,7 +10,9 @@ namespace framelift::media {
 class Demuxer {
  public:
   // Throws Error(Input, "<url>: <problem>") for a missing file, a file that is not media, or
-  // media without a video stream.
+  // media without a video stream. Opening and reading honour a stop (util/stop.h) within a
+  // fraction of a second, also while waiting on a FIFO or a network peer that sends nothing:
+  // Error(Interrupted) then.
   explicit Demuxer(const std::string& url);
 
   AVFormatContext* format() const { return format_.get(); }
@@ -30,6 +33,7 @@ class Demuxer {
 
  private:
   std::string url_;
+  std::shared_ptr<void> stream_io_;  // a FIFO's or device's own reader; outlives format_
   InputFormatPtr format_;
   int video_index_ = -1;
   bool ended_early_ = false;
@@ -38,6 +42,9 @@ class Demuxer {
 }  // namespace framelift::media
 
 namespace framelift::media {
+
+// A local FIFO or character device: read once, as it comes, never seeked.
+bool is_stream_file(const std::string& path);
 
 // Where the container says the video stream ends, in seconds; -1 when it does not say.
 // (Stream duration, else Matroska's per-stream DURATION tag, else the file's duration.)

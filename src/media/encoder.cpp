@@ -23,8 +23,8 @@ AVPixelFormat choose_pix_fmt(const AVCodec* codec, const std::string& requested,
   return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, input, 0, nullptr);
 }
 
-Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool global_header) {
-  const std::string name = s.codec.empty() ? "libx264" : s.codec;
+const AVCodec* find_video_encoder(const std::string& codec_name) {
+  const std::string name = codec_name.empty() ? "libx264" : codec_name;
   const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
   if (!codec) {
     // Accept codec names too ("h264", "hevc", "av1").
@@ -33,6 +33,11 @@ Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool globa
   }
   if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
     throw Error(ErrorKind::Usage, str("unknown video encoder '", name, "' (see `ffmpeg -encoders`)"));
+  return codec;
+}
+
+Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool global_header) {
+  const AVCodec* codec = find_video_encoder(s.codec);
 
   ctx_.reset(avcodec_alloc_context3(codec));
   if (!ctx_) throw Error(ErrorKind::Resource, "out of memory creating an encoder");
@@ -60,6 +65,15 @@ Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool globa
   std::unique_ptr<AVDictionary*, void (*)(AVDictionary**)> opts(&raw_opts, av_dict_free);
 
   int ret = avcodec_open2(ctx_.get(), codec, opts.get());
+  const AVPixFmtDescriptor* pix = av_pix_fmt_desc_get(ctx_->pix_fmt);
+  const int x_step = pix ? 1 << pix->log2_chroma_w : 1, y_step = pix ? 1 << pix->log2_chroma_h : 1;
+  if (ret < 0 && (format.width % x_step || format.height % y_step))
+    // What libx264 and most others fail on with "Generic error in an external library".
+    throw Error(ErrorKind::Usage, str("cannot open encoder ", codec->name, " for ", format.width, "x", format.height, " ",
+                                      av_get_pix_fmt_name(ctx_->pix_fmt), ": its chroma needs a width divisible by ",
+                                      x_step, " and a height divisible by ", y_step,
+                                      "; resize (e.g. resize:w=", format.width - format.width % x_step,
+                                      ") or choose --pix-fmt yuv444p"));
   if (ret < 0)
     throw Error(ErrorKind::Usage, str("cannot open encoder ", codec->name, " for ", format.width, "x",
                                       format.height, " ", av_get_pix_fmt_name(ctx_->pix_fmt), ": ",

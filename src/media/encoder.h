@@ -41,6 +41,10 @@ class Encoder {
   CodecContextPtr ctx_;
 };
 
+// The video encoder a name means: an encoder ("libx265") or a codec ("hevc", its default encoder);
+// "" is libx264. Throws Error(Usage) for anything else.
+const AVCodec* find_video_encoder(const std::string& name);
+
 // Chooses the pixel format the encoder will get: the user's, else the input's if the encoder
 // takes it, else the closest one the encoder supports (same bit depth and chroma if it can).
 AVPixelFormat choose_pix_fmt(const AVCodec* codec, const std::string& requested, AVPixelFormat input);

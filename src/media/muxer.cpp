@@ -62,7 +62,15 @@ Muxer::~Muxer() {
   }
 }
 
+void Muxer::check_holds_video(const AVCodec* encoder) const {
+  if (avformat_query_codec(format_->oformat, encoder->id, FF_COMPLIANCE_NORMAL) == 0)
+    throw Error(ErrorKind::Output, str(final_path_.string(), ": the ", format_->oformat->name, " container cannot hold ",
+                                       avcodec_get_name(encoder->id), " video (-c ", encoder->name,
+                                       "); use .mkv, or another encoder"));
+}
+
 int Muxer::add_video(const AVCodecContext* enc, const AVStream* source) {
+  check_holds_video(enc->codec);
   AVStream* st = avformat_new_stream(format_.get(), nullptr);
   if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
   check(avcodec_parameters_from_context(st->codecpar, enc), ErrorKind::Output, final_path_.string());

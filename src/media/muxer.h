@@ -28,6 +28,9 @@ class Muxer {
   // Adds the encoded video stream; returns its index. Copies the side data of `source` that stays
   // true after re-encoding (rotation, HDR mastering display and light level, stereo 3D).
   int add_video(const AVCodecContext* encoder, const AVStream* source);
+  // Throws Error(Output) naming the container and the codec when the container cannot hold the
+  // video `encoder` makes (ffv1 in .mp4): a job checks it before any segment is computed.
+  void check_holds_video(const AVCodec* encoder) const;
   // Adds a video stream encoded earlier by framelift (a job's segments, see jobs/assemble.h):
   // parameters and time base from `encoded`, the rest as add_video does from `source`.
   int add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate);
@@ -49,6 +52,10 @@ class Muxer {
   // the final name after this Muxer was made: the result is then kept under another name and
   // Error(Output) says which.
   void finish();
+  // The file finish() may replace: by default the one at the final name when this Muxer was made
+  // (the caller checked -y just before). A job checks -y when it starts, hours before assembly
+  // opens its output, and passes what was there then: a file that appeared since is kept.
+  void set_replaceable(std::optional<FileIdentity> file) { replaceable_ = file; }
 
   const std::filesystem::path& final_path() const { return final_path_; }
   const std::filesystem::path& temp_path() const { return temp_path_; }

@@ -58,6 +58,14 @@ std::vector<std::string> batch_inputs(const std::string& input) {
 
 BatchReport run_batch(const JobOptions& job, const std::vector<std::string>& inputs, const fs::path& out_dir) {
   std::error_code ec;
+  // Outputs written among the inputs would be taken for finished outputs (a.mkv "done" because
+  // a.mkv exists), or for inputs by the next run; refused before anything is written.
+  for (const std::string& input : inputs) {
+    const fs::path folder = fs::path(input).parent_path().empty() ? fs::path(".") : fs::path(input).parent_path();
+    if (input.find("://") == std::string::npos && same_file(folder, out_dir))
+      throw Error(ErrorKind::Usage, str(out_dir.string(), ": the output folder holds the batch's inputs (", input,
+                                        "); give -o another folder"));
+  }
   fs::create_directories(out_dir, ec);
   if (!fs::is_directory(out_dir, ec))
     throw Error(ErrorKind::Output, str(out_dir.string(), ": cannot create the output folder for the batch"));

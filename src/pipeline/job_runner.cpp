@@ -21,6 +21,7 @@
 #include "lifecycle/hooks.h"
 #include "lifecycle/preemption_watcher.h"
 #include "media/demuxer.h"
+#include "media/encoder.h"
 #include "media/muxer.h"
 #include "pipeline/warm_stages.h"
 #include "util/error.h"
@@ -129,9 +130,13 @@ OpenJob open_or_create(const JobOptions& o, const fs::path& root) {
       try {
         return OpenJob{dir, wanted, ensure_plan(dir, wanted)};
       } catch (const Error&) {
-        // An input that cannot be planned leaves no job behind for the corrected command to trip on.
+        // An input that cannot be planned leaves no job behind for the corrected command to trip
+        // on: job.json goes, then the folders create() made, each only if empty (a --job-dir
+        // folder may hold the user's files).
         std::error_code ec;
         fs::remove(dir.spec_file(), ec);
+        for (const fs::path& p : {dir.root() / "segments", dir.journal_dir(), dir.claims_dir(), dir.temp_dir(), dir.root()})
+          fs::remove(p, ec);
         throw;
       }
     }
@@ -213,6 +218,8 @@ void work(Shared& shared, const std::string& device) {
   for (;;) {
     throw_if_stop_requested();
     if (shared.failed) return;
+    // Another worker assembled the output and removed the job's own folder: nothing is left.
+    if (!job.dir.exists()) return;
     const std::map<int, jobs::SegmentRecord> done = shared.journal.finished(false);
     bool left = false, took = false;
     for (const jobs::Segment& seg : job.plan.segments) {
@@ -274,19 +281,44 @@ int count_done(const jobs::Journal& journal, const OpenJob& job, const jobs::Seg
   return n;
 }
 
-// Assembles unless another worker that finished at the same moment is doing it.
-bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done) {
+// Whether the file at the output is the one an assembly of this job made (assembled.json).
+bool assembled_already(const OpenJob& job) {
+  const std::optional<FileIdentity> now = file_identity(job.spec.output);
+  if (!now) return false;
+  std::ifstream in(job.dir.assembled_file());
+  const nlohmann::json made = nlohmann::json::parse(in, nullptr, false);
+  if (!made.is_object() || !made.contains("device") || !made.contains("inode")) return false;
+  return made["device"] == now->device && made["inode"] == now->inode;
+}
+
+// Assembles unless another worker did or is doing it. Workers that finish together race for the
+// assembly claim; one that comes after the assembler finds assembled.json naming the file at the
+// output and leaves it be (assembling again would see a file that appeared meanwhile, not ours).
+// `replaceable`: what was at the output when this run started, checked against -y then.
+// `again`: assemble even when assembled already (`framelift assemble -y` asks for it).
+bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done,
+                   std::optional<FileIdentity> replaceable, bool again = false) {
+  if (!job.dir.exists()) {
+    log::info(job.spec.output.string(), ": assembled by another worker, which removed the job folder");
+    return false;
+  }
   jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), std::chrono::seconds(600));
   if (!claims.try_claim(jobs::kAssembleClaim)) {
     log::info("another worker (", claims.holder(jobs::kAssembleClaim), ") is assembling ", job.spec.output);
     return false;
   }
   ClaimGuard guard{claims, jobs::kAssembleClaim};
-  jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done);
+  if (!again && assembled_already(job)) {
+    log::info(job.spec.output.string(), ": assembled already by another worker of this job");
+    return false;
+  }
+  jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done, replaceable);
   // Check what is on disk before anything (a hook, a shutdown) trusts it.
   const int64_t frames = jobs::count_video_packets(report.output);
   if (frames != report.video_frames)
     throw Error(ErrorKind::Output, str(report.output.string(), ": holds ", frames, " frames after assembly, expected ", report.video_frames));
+  if (const std::optional<FileIdentity> made = file_identity(report.output))
+    write_file_atomic(job.dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
   log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
             " segment(s), ", report.other_packets, " packets of other streams copied");
   return true;
@@ -346,9 +378,13 @@ void preflight(const RunOptions& run, bool will_assemble) {
   RunOptions checked = run;
   if (!will_assemble) checked.overwrite = true;  // a shard worker does not write the output
   check_output_path(checked);
+  if (media::is_stream_file(run.input))
+    throw Error(ErrorKind::Usage, str(run.input, ": is a FIFO or device, readable only once, and a job reads its input "
+                                                 "once per segment; add --no-job for one plain pass"));
   media::Demuxer demux(run.input);
   if (!will_assemble) return;
   media::Muxer probe(run.output, run.container);  // removes its empty temporary file
+  probe.check_holds_video(media::find_video_encoder(run.encoder.codec));
   for (unsigned i = 0; i < demux.format()->nb_streams; ++i) {
     const AVStream* st = demux.format()->streams[i];
     if (int(i) != demux.video_index() && st->codecpar->codec_id != AV_CODEC_ID_NONE) probe.add_copy(st);
@@ -358,6 +394,8 @@ void preflight(const RunOptions& run, bool will_assemble) {
 JobReport process_job(const JobOptions& o) {
   const auto start = Clock::now();
   preflight(o.run, o.assemble);
+  // -y was checked just now against this file; assembly, maybe hours later, replaces only it.
+  const std::optional<FileIdentity> replaceable = file_identity(o.run.output);
   std::error_code ec;
   const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
   const bool created = !jobs::JobDir(dir).exists();
@@ -424,11 +462,23 @@ JobReport process_job(const JobOptions& o) {
   report.frames_in = shared.frames_in;
   report.frames_out = shared.frames_out;
   report.decode_errors = shared.decode_errors;
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!job.dir.exists()) {
+    log::info(o.run.output.string(), ": assembled by another worker, which removed the job folder");
+    return report;
+  }
   const auto finished = finished_in_plan(shared.journal, job, false);
   report.remaining = report.segments - int(finished.size());
+  const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
   if (report.remaining == 0 && o.assemble) {
-    report.assembled = assemble_once(job, finished);
-    const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
+    int64_t frames_out = 0;
+    for (const auto& [index, record] : finished) frames_out += record.frames_out;
+    if (frames_out == 0) {
+      // Nothing to assemble and nothing worth resuming: the pipeline itself must change.
+      if (own_folder) fs::remove_all(dir, ec);
+      throw Error(ErrorKind::Usage, str(o.run.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
+    }
+    report.assembled = assemble_once(job, finished, replaceable);
     if (report.assembled && own_folder) fs::remove_all(dir, ec);
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -455,6 +505,7 @@ fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seco
   std::error_code ec;
   if (fs::exists(job.spec.output, ec) && !overwrite)
     throw Error(ErrorKind::Output, str(job.spec.output, ": already exists (use -y to overwrite)"));
+  const std::optional<FileIdentity> replaceable = file_identity(job.spec.output);
   if (jobs::fingerprint_input(job.spec.input) != job.spec.input_fingerprint)
     throw Error(ErrorKind::Input, str(job.spec.input, ": changed since the job started; its audio would not match"));
   jobs::Journal journal(job.dir);
@@ -463,7 +514,7 @@ fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seco
     throw_if_stop_requested();
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (!assemble_once(job, finished_in_plan(journal, job, true)))
+  if (!assemble_once(job, finished_in_plan(journal, job, true), replaceable, true))
     throw Error(ErrorKind::Usage, str(job_dir.string(), ": another worker is assembling this job"));
   return job.spec.output;
 }

@@ -11,6 +11,10 @@
 namespace framelift::pipeline {
 namespace {
 
+// The smallest memory budget (Size options, max_memory): below it not even a small model's
+// weights and one tile fit. The CLI's --max-memory check uses the same floor.
+constexpr double kMinMemoryBudget = 64.0 * 1024 * 1024;
+
 // A number as people write them; nullopt for "", "2x", "nan", "inf", "1e999".
 std::optional<double> finite_number(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -54,7 +58,7 @@ std::string allowed(const OptionSpec& o) {
     case OptionType::Flag: return "0 or 1";
     case OptionType::Choice: return join(o.choices, ", ");
     case OptionType::Rate: return str("a frame rate such as 60, 59.94 or 60000/1001, at most ", number_text(o.max));
-    case OptionType::Size: return "a size such as 512M or 4G";
+    case OptionType::Size: return "a size such as 512M or 4G, at least 64M";
     case OptionType::Text: return "text";
   }
   return "";
@@ -81,9 +85,15 @@ bool valid_size(const std::string& text) {
   if (text.empty()) return false;
   std::string digits = text;
   const char unit = char(std::toupper(static_cast<unsigned char>(digits.back())));
-  if (unit == 'K' || unit == 'M' || unit == 'G' || unit == 'T') digits.pop_back();
+  double scale = 1;
+  if (unit == 'K' || unit == 'M' || unit == 'G' || unit == 'T') {
+    digits.pop_back();
+    scale = unit == 'K' ? 0x1p10 : unit == 'M' ? 0x1p20 : unit == 'G' ? 0x1p30 : 0x1p40;
+  }
   const auto v = finite_number(digits);
-  return v && *v > 0;
+  // A memory budget below what any model's weights and one tile take cannot run: refused here
+  // rather than as "allocating 0 MiB would exceed the budget of 0 MiB" in the middle of a run.
+  return v && *v * scale >= kMinMemoryBudget;
 }
 
 bool valid(const OptionSpec& o, const std::string& value) {

@@ -44,6 +44,12 @@ class ResizeStage : public Stage {
   media::VideoFormat configure(const media::VideoFormat& in) override {
     media::VideoFormat out = in;
     if (scale_ > 0) {
+      // A scale that leaves less than a 2x2 picture (1e-9) or more than w=/h= allow would be
+      // clamped into a picture nobody asked for: refused, naming the sizes.
+      const double w = in.width * scale_, h = in.height * scale_;
+      if (w < 2 || h < 2 || w > 16384 || h > 16384)
+        throw Error(ErrorKind::Usage, str("stage resize: scale=", scale_, " makes ", in.width, "x", in.height, " into ",
+                                          w, "x", h, "; the output must be 2x2 to 16384x16384"));
       out.width = even(in.width * scale_);
       out.height = even(in.height * scale_);
     } else {

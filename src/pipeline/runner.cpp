@@ -21,6 +21,7 @@ extern "C" {
 #include "media/demuxer.h"
 #include "media/filter_graph.h"
 #include "media/frame_converter.h"
+#include "media/hdr_encoder_params.h"
 #include "media/hdr_side_data.h"
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
@@ -211,7 +212,8 @@ RunReport run_pipeline(const RunOptions& o) {
 
   media::Muxer mux(o.output, segment ? std::string() : o.container);
   const bool global_header = segment ? o.window->global_header : mux.temp_path().extension() != ".ts";
-  media::Encoder encoder(o.encoder, out_format, global_header);
+  // HDR10 metadata into the bitstream too (media/hdr_encoder_params.h), not only the container.
+  media::Encoder encoder(media::with_hdr_bitstream_params(o.encoder, primed.front().get()), out_format, global_header);
   out_format.pix_fmt = encoder.pix_fmt();
 
   std::map<int, int> copied;  // input stream index -> output stream index
@@ -459,6 +461,10 @@ RunReport run_pipeline(const RunOptions& o) {
   process_thread.join();
   latch.rethrow();
   if (!limited && !video_only) media::check_video_complete(demux, timestamps.last());
+  // A whole video out of which the stages made nothing is no result (a segment may be empty:
+  // its part of a select filter's cut; the job checks the whole).
+  if (!segment && frames_in > 0 && frames_out == 0)
+    throw Error(ErrorKind::Usage, str(o.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
   mux.finish();
   progress.finish();
 

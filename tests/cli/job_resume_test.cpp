@@ -220,3 +220,33 @@ TEST(JobResume, ChangedInputIsRefusedUnlessRestart) {
 
 }  // namespace
 }  // namespace framelift::test
+
+namespace framelift::test {
+namespace {
+
+// A finished segment damaged on disk (one byte flipped: bit rot, a bad copy) is found by its
+// checksum on resume and redone; the output equals an uninterrupted run, never the damaged frames.
+TEST(JobResume, SegmentWithAFlippedByteIsRedoneAndTheOutputEqualsOneRun) {
+  const Fingerprint& ref = reference();
+  auto dir = temp_dir("job-flip");
+  auto out = dir / "out.mkv";
+  // Killed while assembling: every segment finished and journaled, no output yet.
+  ASSERT_EQ(run_command("FRAMELIFT_CRASH_AT=assemble:10 " + shell_quote(cli_path()) + " " + job_args(out)), 128 + 9);
+  const fs::path segment = dir / "out.mkv.framelift-job" / "segments" / "000003.mkv";
+  ASSERT_TRUE(fs::exists(segment));
+  {
+    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+    const std::streamoff middle = std::streamoff(fs::file_size(segment) / 2);
+    f.seekg(middle);
+    const char byte = char(f.get());
+    f.seekp(middle);
+    f.put(char(byte ^ 0x55));
+  }
+  auto resumed = framelift(job_args(out));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("000003.mkv: checksum differs"), std::string::npos) << resumed.output;
+  expect_same(fingerprint(out), ref, "after a damaged segment");
+}
+
+}  // namespace
+}  // namespace framelift::test

@@ -70,8 +70,27 @@ void sparse_file(const fs::path& file, uintmax_t size) {
   fs::resize_file(file, size);
 }
 
+Maker nothing() {
+  return [](const fs::path&) {};
+}
+
+// A prepared job (job.json and plan.json, no segments yet) whose job.json then loses `key`.
+Maker job_without(const std::string& key) {
+  return [key](const fs::path& dir) {
+    const CliResult r = framelift("--log-level warn run -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " +
+                                  shell_quote(dir / "out.mkv") + " --job-dir " + shell_quote(dir / "job") + " --prepare");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(dir / "job" / "job.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.erase(key);
+    std::ofstream(dir / "job" / "job.json") << j.dump(1);
+  };
+}
+
 std::vector<HostileCase> cases() {
   const std::string info = "models info {dir}/";
+  // A run of the small clip into the case's folder; a case adds the bad value.
+  const std::string run = "run -i {clip} -o {dir}/out.mkv --progress none ";
   return {
       // ncnn .param/.bin: counts and sizes are untrusted.
       {"NcnnBlobCountsNearIntMax", ncnn("1 1\nInput in 2147483647 2147483647 a b\n"), info + "x.param", 5, "x.param",
@@ -108,6 +127,40 @@ std::vector<HostileCase> cases() {
       // A 2 GB file that is no weight file is refused from its head, never read whole.
       {"HugeFileThatIsNoWeightFile", [](const fs::path& dir) { sparse_file(dir / "disk.pth", uintmax_t(2) << 30); },
        info + "disk.pth", 5, "disk.pth", "unrecognised weight file", 700},
+      // Bad values: refused with the option and its allowed range before any work.
+      {"ThreadsFarAboveAnyMachine", nothing(), run + "--threads 100000", 2, "--threads 100000", "out of range (1 to 1024"},
+      {"InterpolateFactorOfAMillion", nothing(), run + "--pipeline interpolate:factor=1000000", 2, "factor=1000000",
+       "1 <= N <= 16"},
+      {"ResizeScaleNan", nothing(), run + "--pipeline resize:scale=nan", 2, "scale=nan", "0 < F <= 16"},
+      {"ResizeScaleInf", nothing(), run + "--pipeline resize:scale=inf", 2, "scale=inf", "0 < F <= 16"},
+      {"ResizeScaleThatLeavesNoPicture", nothing(), run + "--pipeline resize:scale=1e-9", 2, "scale=1e-09",
+       "the output must be 2x2 to 16384x16384"},
+      {"UpscaleScaleZero", nothing(), "upscale -i {clip} -o {dir}/out.mkv -s 0", 2, "--scale: 0", "0 < F <= 16"},
+      {"FramesZero", nothing(), run + "--frames 0", 2, "--frames: 0", "a whole number >= 1"},
+      {"FramesNegative", nothing(), run + "--frames -1", 2, "--frames: -1", "a whole number >= 1"},
+      {"SegmentFramesZero", nothing(), run + "--segment-frames 0", 2, "--segment-frames: 0", "a whole number >= 1"},
+      {"SegmentFramesNegative", nothing(), run + "--segment-frames -5", 2, "--segment-frames: -5", "a whole number >= 1"},
+      // Errors people can act on: one line naming the file or option and the problem.
+      {"MaxMemoryOfOneByte", nothing(), run + "--max-memory 1 --pipeline upscale", 2, "--max-memory 1",
+       "too small: give at least 64M"},
+      {"MaxMemoryOfOneByteInAStageOption", nothing(), run + "--pipeline upscale:max_memory=1", 2, "max_memory=1",
+       "at least 64M"},
+      {"Ffv1IntoMp4IsRefusedBeforeAnySegment", nothing(), "run -i {clip} -o {dir}/x.mp4 -c ffv1 --progress none", 4,
+       "x.mp4", "mp4 container cannot hold ffv1 video (-c ffv1)"},
+      {"X264OnAnOddSizeIn420", nothing(), run + "--pipeline resize:w=321:h=241", 2, "libx264 for 321x241 yuv420p",
+       "needs a width divisible by 2 and a height divisible by 2"},
+      {"VideoWithNoFrames", nothing(), "run -i {media}/zero_frames.mkv -o {dir}/out.mkv --progress none", 3,
+       "zero_frames.mkv", "the video stream has no frames"},
+      {"VideoWithNoFramesPlainPass", nothing(), "run --no-job -i {media}/zero_frames.mkv -o {dir}/out.mkv --progress none",
+       3, "zero_frames.mkv", "the video stream has no frames"},
+      {"FilterThatDropsEveryFrame", nothing(), run + "--pipeline filter:graph=select=0", 2, "cfr_8bit.mkv",
+       "the pipeline made no frames"},
+      {"FilterThatDropsEveryFramePlainPass", nothing(), run + "--no-job --pipeline filter:graph=select=0", 2,
+       "cfr_8bit.mkv", "the pipeline made no frames"},
+      {"JobJsonWithoutItsEncoder", job_without("encoder"), "resume --job-dir {dir}/job --progress none", 3, "job.json",
+       "damaged (no 'encoder')"},
+      {"JobJsonWithoutItsFingerprint", job_without("input_fingerprint"), "resume --job-dir {dir}/job --progress none", 3,
+       "job.json", "damaged (no 'input_fingerprint')"},
   };
 }
 
@@ -118,7 +171,8 @@ class Hostile : public testing::TestWithParam<HostileCase> {};
 
 std::string expand(std::string args, const fs::path& dir) {
   for (auto [key, value] : {std::pair<std::string, std::string>{"{dir}", dir.string()},
-                            {"{clip}", media("cfr_8bit.mkv").string()}})
+                            {"{clip}", media("cfr_8bit.mkv").string()},
+                            {"{media}", media_dir().string()}})
     for (size_t at; (at = args.find(key)) != std::string::npos;) args.replace(at, key.size(), value);
   return args;
 }

@@ -1,0 +1,90 @@
+#include "media/hdr_encoder_params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavutil/mastering_display_metadata.h>
+}
+
+namespace framelift::media {
+namespace {
+
+long scaled(AVRational q, double unit) { return std::lround(av_q2d(q) * unit); }
+
+std::string decimal(AVRational q) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", av_q2d(q));
+  return buf;
+}
+
+// Mastering display and content light level as (key, value) pairs in one library's syntax.
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+Params x265_params(const AVMasteringDisplayMetadata* md, const AVContentLightMetadata* cll) {
+  Params p;
+  // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m2, green first (SMPTE ST 2086).
+  if (md && md->has_primaries && md->has_luminance) {
+    auto xy = [&](const AVRational* c) { return "(" + std::to_string(scaled(c[0], 50000)) + "," + std::to_string(scaled(c[1], 50000)) + ")"; };
+    p.emplace_back("master-display", "G" + xy(md->display_primaries[1]) + "B" + xy(md->display_primaries[2]) + "R" +
+                                         xy(md->display_primaries[0]) + "WP" + xy(md->white_point) + "L(" +
+                                         std::to_string(scaled(md->max_luminance, 10000)) + "," +
+                                         std::to_string(scaled(md->min_luminance, 10000)) + ")");
+  }
+  if (cll) p.emplace_back("max-cll", std::to_string(cll->MaxCLL) + "," + std::to_string(cll->MaxFALL));
+  return p;
+}
+
+Params svtav1_params(const AVMasteringDisplayMetadata* md, const AVContentLightMetadata* cll) {
+  Params p;
+  // SVT-AV1: the same order and shape, in plain decimals (cd/m2 for luminance).
+  if (md && md->has_primaries && md->has_luminance) {
+    auto xy = [&](const AVRational* c) { return "(" + decimal(c[0]) + "," + decimal(c[1]) + ")"; };
+    p.emplace_back("mastering-display", "G" + xy(md->display_primaries[1]) + "B" + xy(md->display_primaries[2]) + "R" +
+                                            xy(md->display_primaries[0]) + "WP" + xy(md->white_point) + "L(" +
+                                            decimal(md->max_luminance) + "," + decimal(md->min_luminance) + ")");
+  }
+  if (cll) p.emplace_back("content-light", std::to_string(cll->MaxCLL) + "," + std::to_string(cll->MaxFALL));
+  return p;
+}
+
+// Appends `add` to a "k=v:k=v" parameter string, skipping keys it already has.
+std::string merged(const std::string& given, const Params& add) {
+  std::set<std::string> keys;
+  for (size_t start = 0; start < given.size();) {
+    const size_t end = std::min(given.find(':', start), given.size());
+    const std::string item = given.substr(start, end - start);
+    keys.insert(item.substr(0, item.find('=')));
+    start = end + 1;
+  }
+  std::string out = given;
+  for (const auto& [k, v] : add)
+    if (!keys.count(k)) out += (out.empty() ? "" : ":") + k + "=" + v;
+  return out;
+}
+
+}  // namespace
+
+EncoderSettings with_hdr_bitstream_params(EncoderSettings settings, const AVFrame* frame) {
+  if (!frame) return settings;
+  const AVFrameSideData* md = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA);
+  const AVFrameSideData* cll = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL);
+  if (!md && !cll) return settings;
+  const auto* display = md ? reinterpret_cast<const AVMasteringDisplayMetadata*>(md->data) : nullptr;
+  const auto* light = cll ? reinterpret_cast<const AVContentLightMetadata*>(cll->data) : nullptr;
+  const std::string library = find_video_encoder(settings.codec)->name;
+  const char* key = library == "libx265" ? "x265-params" : library == "libsvtav1" ? "svtav1-params" : nullptr;
+  if (!key) return settings;
+  const Params params = library == "libx265" ? x265_params(display, light) : svtav1_params(display, light);
+  auto given = settings.options.find(key);
+  const std::string value = merged(given == settings.options.end() ? "" : given->second, params);
+  if (!value.empty()) settings.options[key] = value;
+  return settings;
+}
+
+}  // namespace framelift::media
