@@ -38,7 +38,7 @@ std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
   if (!a.max_memory.empty()) {
     // The floor of the stages' max_memory option (pipeline/option_schema.cpp), said in the
     // option's own name, and checked when no stage would read it too.
-    constexpr int64_t kMinBudget = int64_t(64) << 20;
+    constexpr int64_t kMinBudget = int64_t(16) << 20;
     int64_t bytes = 0;
     try {
       bytes = infer::parse_byte_size(a.max_memory);
@@ -46,7 +46,7 @@ std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
       throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, ": expected a size such as 512M or 4G"));
     }
     if (bytes < kMinBudget)
-      throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, " is too small: give at least 64M (e.g. 4G)"));
+      throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, " is too small: give at least 16M (e.g. 4G)"));
     d["max_memory"] = a.max_memory;
   }
   return d;

@@ -13,7 +13,7 @@ namespace {
 
 // The smallest memory budget (Size options, max_memory): below it not even a small model's
 // weights and one tile fit. The CLI's --max-memory check uses the same floor.
-constexpr double kMinMemoryBudget = 64.0 * 1024 * 1024;
+constexpr double kMinMemoryBudget = 16.0 * 1024 * 1024;
 
 // A number as people write them; nullopt for "", "2x", "nan", "inf", "1e999".
 std::optional<double> finite_number(const std::string& text) {
@@ -58,7 +58,7 @@ std::string allowed(const OptionSpec& o) {
     case OptionType::Flag: return "0 or 1";
     case OptionType::Choice: return join(o.choices, ", ");
     case OptionType::Rate: return str("a frame rate such as 60, 59.94 or 60000/1001, at most ", number_text(o.max));
-    case OptionType::Size: return "a size such as 512M or 4G, at least 64M";
+    case OptionType::Size: return "a size such as 512M or 4G, at least 16M";
     case OptionType::Text: return "text";
   }
   return "";

@@ -122,10 +122,10 @@ TEST(BadUsage, UnknownStageOptionEncoderAndEncoderOption) {
       {"--pipeline resize:scale=nan", "stage resize: scale=nan is not allowed (a number, 0 < F <= 16)"},
       {"--pipeline interpolate:factor=0", "stage interpolate: factor=0 is not allowed (a whole number, 1 <= N <= 16)"},
       {"--pipeline resize:scale=2:scale=3", "sets scale twice"},
-      {"--pipeline upscale --threads 100000", "threads=100000 (from the command line) is not allowed"},
+      {"--pipeline upscale --threads 100000", "--threads 100000 is out of range (1 to 1024"},
       // The command line parser's own errors: exit 2 as well (CLI11 returns 105-109 by itself).
       {"--frames 2 --frames 3", "--frames: At Most 1 required but received 2"},
-      {"--frames two", "Could not convert: --frames = two"},
+      {"--frames two", "--frames: two is not allowed (a whole number >= 1)"},
       {"--no-such-flag", "The following argument was not expected: --no-such-flag"},
       {"-c nosuchcodec", "unknown video encoder 'nosuchcodec'"},
       {"-c ffv1 --crf 20", "has no option 'crf'"},

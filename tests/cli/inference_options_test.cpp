@@ -73,11 +73,11 @@ TEST(InferenceOptions, SmallMemoryBudgetTilesAndMatchesTheUnboundedRun) {
   std::printf("tiled under 40M vs whole frames: planned %.2f dB, after OOM %.2f dB\n", planned, halved);
   EXPECT_GE(planned, 50.0);
   EXPECT_GE(halved, 50.0);
-  // Far too little memory: a clear error, the resource exit code, no output.
+  // Far too little memory: refused before anything runs, naming the option and the least it takes.
   auto none = dir / "none.mkv";
   r = framelift("upscale -i " + shell_quote(in) + " -o " + shell_quote(none) + args + " --max-memory 2M");
-  EXPECT_EQ(r.exit_code, 6) << r.output;
-  EXPECT_NE(r.output.find("out of memory"), std::string::npos) << r.output;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--max-memory 2M is too small: give at least 16M"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(none));
 }
 

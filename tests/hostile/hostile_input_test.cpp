@@ -142,9 +142,9 @@ std::vector<HostileCase> cases() {
       {"SegmentFramesNegative", nothing(), run + "--segment-frames -5", 2, "--segment-frames: -5", "a whole number >= 1"},
       // Errors people can act on: one line naming the file or option and the problem.
       {"MaxMemoryOfOneByte", nothing(), run + "--max-memory 1 --pipeline upscale", 2, "--max-memory 1",
-       "too small: give at least 64M"},
+       "too small: give at least 16M"},
       {"MaxMemoryOfOneByteInAStageOption", nothing(), run + "--pipeline upscale:max_memory=1", 2, "max_memory=1",
-       "at least 64M"},
+       "at least 16M"},
       {"Ffv1IntoMp4IsRefusedBeforeAnySegment", nothing(), "run -i {clip} -o {dir}/x.mp4 -c ffv1 --progress none", 4,
        "x.mp4", "mp4 container cannot hold ffv1 video (-c ffv1)"},
       {"X264OnAnOddSizeIn420", nothing(), run + "--pipeline resize:w=321:h=241", 2, "libx264 for 321x241 yuv420p",

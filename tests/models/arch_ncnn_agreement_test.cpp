@@ -96,7 +96,8 @@ TEST(ArchNcnnAgreement, CatalogNamesOpenNativeAndAgreeWithTheGraph) {
     int scale;
   };
   for (const Named& n : {Named{"realesr-animevideov3-x2", "srvgg_compact", 2}, Named{"realesr-animevideov3-x3", "srvgg_compact", 3},
-                         Named{"realcugan-se-2x-conservative", "realcugan", 2}}) {
+                         Named{"realcugan-se-2x-conservative", "realcugan", 2},
+                         Named{"waifu2x-cunet-2x", "realcugan", 2}}) {
     std::unique_ptr<framelift::models::ImageModel> native;
     try {
       native = fm::open_model(n.name);

