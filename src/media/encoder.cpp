@@ -20,7 +20,10 @@ AVPixelFormat choose_pix_fmt(const AVCodec* codec, const std::string& requested,
   if (!codec->pix_fmts) return input;
   for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
     if (*p == input) return input;
-  return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, input, 0, nullptr);
+  // With has_alpha, losing an alpha plane counts as a loss: an encoder that can keep it does.
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(input);
+  const int has_alpha = d && (d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0;
+  return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, input, has_alpha, nullptr);
 }
 
 const AVCodec* find_video_encoder(const std::string& codec_name) {

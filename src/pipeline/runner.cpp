@@ -4,6 +4,7 @@
 
 extern "C" {
 #include <libavutil/mastering_display_metadata.h>
+#include <libavutil/pixdesc.h>
 }
 
 #include <chrono>
@@ -12,6 +13,7 @@ extern "C" {
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -136,7 +138,26 @@ WindowBounds window_bounds(const SegmentWindow& w, int context) {
   return b;
 }
 
+// Stages work on RGB and most encoders have no alpha plane: a transparent input would come out
+// opaque without a word. Say so once per input (a job runs one pass per segment).
+void warn_if_alpha_is_dropped(const std::string& input, AVPixelFormat in, AVPixelFormat out, bool stages) {
+  const AVPixFmtDescriptor* d_in = av_pix_fmt_desc_get(in);
+  const AVPixFmtDescriptor* d_out = av_pix_fmt_desc_get(out);
+  if (!d_in || !(d_in->flags & AV_PIX_FMT_FLAG_ALPHA)) return;
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard lock(mutex);
+    if (!warned.insert(input).second) return;
+  }
+  if (stages)
+    log::warn(input, ": its alpha channel is dropped (", d_in->name, "): the stages work on RGB, the output is opaque");
+  else if (!d_out || !(d_out->flags & AV_PIX_FMT_FLAG_ALPHA))
+    log::warn(input, ": its alpha channel is dropped: the encoder's ", d_out ? d_out->name : "format", " has none");
+}
+
 }  // namespace
+
 
 std::string RunReport::summary() const {
   char fps[32];
@@ -215,6 +236,7 @@ RunReport run_pipeline(const RunOptions& o) {
   // HDR10 metadata into the bitstream too (media/hdr_encoder_params.h), not only the container.
   media::Encoder encoder(media::with_hdr_bitstream_params(o.encoder, primed.front().get()), out_format, global_header);
   out_format.pix_fmt = encoder.pix_fmt();
+  warn_if_alpha_is_dropped(o.input, in_format.pix_fmt, out_format.pix_fmt, !stages.empty());
 
   std::map<int, int> copied;  // input stream index -> output stream index
   int video_out = -1;

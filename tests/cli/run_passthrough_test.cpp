@@ -178,3 +178,34 @@ TEST(RunProgress, JsonLinesEndWithDone) {
 
 }  // namespace
 }  // namespace framelift::test
+
+namespace framelift::test {
+namespace {
+
+// An input with an alpha plane comes out opaque through the stages (they work on RGB) and
+// through an encoder without alpha: the run says so, once, naming the input, and still succeeds.
+TEST(RunPassthrough, DroppedAlphaIsSaidOnce) {
+  auto dir = temp_dir("alpha");
+  auto in = dir / "rgba.mov";
+  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -f lavfi -i 'testsrc2=s=64x48:r=10,format=rgba' -frames:v 20 "
+                        "-c:v qtrle -pix_fmt argb '" + in.string() + "'"),
+            0);
+  auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(dir / "staged.mkv") +
+                     " -c ffv1 --pipeline resize:scale=2 --segment-frames 5 --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string said = "rgba.mov: its alpha channel is dropped (argb): the stages work on RGB";
+  const size_t first = r.output.find(said);
+  EXPECT_NE(first, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(said, first + 1), std::string::npos) << "said more than once:\n" << r.output;
+  r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(dir / "plain.mp4") + " --no-job --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("its alpha channel is dropped: the encoder's yuv"), std::string::npos) << r.output;
+  // An encoder that can keep alpha keeps it (ffv1 in bgra, not bgr0), and nothing is said.
+  r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(dir / "kept.mkv") + " -c ffv1 --no-job --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("alpha channel"), std::string::npos) << r.output;
+  EXPECT_EQ(ffprobe(dir / "kept.mkv")["streams"][0]["pix_fmt"], "bgra");
+}
+
+}  // namespace
+}  // namespace framelift::test
