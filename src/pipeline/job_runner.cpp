@@ -281,6 +281,16 @@ int count_done(const jobs::Journal& journal, const OpenJob& job, const jobs::Seg
   return n;
 }
 
+// The job's own folder goes when its output is assembled; gone while this worker was working, it
+// means another worker assembled it, unless the output is missing too (someone removed the folder).
+void check_folder_went_with_assembly(const fs::path& dir, const fs::path& output) {
+  std::error_code ec;
+  if (!fs::exists(output, ec))
+    throw Error(ErrorKind::Output, str(dir.string(), ": the job folder was removed while this run worked and there is no ",
+                                       output.string(), "; run the command again to start over"));
+  log::info(output.string(), ": assembled by another worker, which removed the job folder");
+}
+
 // Whether the file at the output is the one an assembly of this job made (assembled.json).
 bool assembled_already(const OpenJob& job) {
   const std::optional<FileIdentity> now = file_identity(job.spec.output);
@@ -299,7 +309,7 @@ bool assembled_already(const OpenJob& job) {
 bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done,
                    std::optional<FileIdentity> replaceable, bool again = false) {
   if (!job.dir.exists()) {
-    log::info(job.spec.output.string(), ": assembled by another worker, which removed the job folder");
+    check_folder_went_with_assembly(job.dir.root(), job.spec.output);
     return false;
   }
   jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), std::chrono::seconds(600));
@@ -464,7 +474,7 @@ JobReport process_job(const JobOptions& o) {
   report.decode_errors = shared.decode_errors;
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!job.dir.exists()) {
-    log::info(o.run.output.string(), ": assembled by another worker, which removed the job folder");
+    check_folder_went_with_assembly(dir, o.run.output);
     return report;
   }
   const auto finished = finished_in_plan(shared.journal, job, false);
