@@ -27,13 +27,17 @@ struct Stopped {
   std::string log;
 };
 
-// Starts a plain run on `fifo`, sends SIGTERM after a second, and times the exit. `writer` is a
-// shell command started first in the background (or empty).
-Stopped sigterm_after_a_second(const fs::path& dir, const fs::path& fifo, const std::string& writer) {
+// Starts a plain run on `fifo`, sends SIGTERM once it waits on the FIFO, and times the exit.
+// "Waits": the FIFO is among its open files (up to 20 s, for a loaded machine: before main()
+// installs its handler, SIGTERM would just kill it), plus half a second to be deep in the wait.
+// An open() that blocks never gets there; SIGTERM then goes after the 20 s. `writer` is a shell
+// command started first in the background (or empty).
+Stopped sigterm_once_waiting(const fs::path& dir, const fs::path& fifo, const std::string& writer) {
   const std::string script =
       (writer.empty() ? "" : writer + " 2>/dev/null & w=$!; ") + shell_quote(cli_path()) + " run --no-job -i " + shell_quote(fifo) +
       " -o " + shell_quote(dir / "out.mkv") + " --progress none > " + shell_quote(dir / "log") + " 2>&1 & p=$!; " +
-      "sleep 1; t0=$(date +%s%N); kill -TERM $p; ( sleep 10; kill -KILL $p ) >/dev/null 2>&1 & k=$!; wait $p; rc=$?; "
+      "i=0; while [ $i -lt 2000 ] && ! ls -l /proc/$p/fd 2>/dev/null | grep -q " + shell_quote(fifo.filename()) +
+      "; do sleep 0.01; i=$((i+1)); done; sleep 0.5; t0=$(date +%s%N); kill -TERM $p; ( sleep 10; kill -KILL $p ) >/dev/null 2>&1 & k=$!; wait $p; rc=$?; "
       "kill $k 2>/dev/null; t1=$(date +%s%N); " +
       (writer.empty() ? "" : "kill $w 2>/dev/null; ") + "echo \"$rc $(( (t1 - t0) / 1000000 ))\"";
   std::string said;
@@ -47,7 +51,7 @@ Stopped sigterm_after_a_second(const fs::path& dir, const fs::path& fifo, const 
 TEST(FifoStop, SigtermWhileOpeningAFifoNobodyWritesStopsWithinThreeSeconds) {
   const fs::path dir = temp_dir("fifo-open");
   ASSERT_EQ(::mkfifo((dir / "in.mkv").c_str(), 0600), 0);
-  const Stopped s = sigterm_after_a_second(dir, dir / "in.mkv", "");
+  const Stopped s = sigterm_once_waiting(dir, dir / "in.mkv", "");
   EXPECT_EQ(s.exit_code, 130) << s.log;
   EXPECT_GE(s.seconds, 0) << s.log;
   EXPECT_LT(s.seconds, 3.0) << s.log;
@@ -59,7 +63,7 @@ TEST(FifoStop, SigtermWhileReadingAFifoWhoseWriterIsSilentStopsWithinThreeSecond
   const fs::path dir = temp_dir("fifo-read");
   ASSERT_EQ(::mkfifo((dir / "in.mkv").c_str(), 0600), 0);
   // Holds the FIFO open for writing and never writes.
-  const Stopped s = sigterm_after_a_second(dir, dir / "in.mkv", "sleep 30 > " + shell_quote(dir / "in.mkv"));
+  const Stopped s = sigterm_once_waiting(dir, dir / "in.mkv", "sleep 30 > " + shell_quote(dir / "in.mkv"));
   EXPECT_EQ(s.exit_code, 130) << s.log;
   EXPECT_GE(s.seconds, 0) << s.log;
   EXPECT_LT(s.seconds, 3.0) << s.log;
