@@ -24,6 +24,14 @@ const fs::path& work_dir() {
   static const fs::path dir = [] {
     fs::path d = fs::temp_directory_path() / ("framelift-fuzz-archive-" + std::to_string(::getpid()));
     fs::create_directories(d);
+    // libFuzzer ends with exit(): leave no folder per run in /tmp. The name is copied into a
+    // plain buffer, which outlives the path object this handler would otherwise outlive.
+    static char name[4096];
+    std::snprintf(name, sizeof name, "%s", d.c_str());
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(fs::path(name), ec);
+    });
     return d;
   }();
   return dir;
