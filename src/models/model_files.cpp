@@ -1,20 +1,20 @@
 #include "models/model_files.h"
 
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
 
 #include "library/model_locator.h"
 #include "models/architecture_registry.h"
+#include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
 #include "models/resized_model.h"
+#include "util/error.h"
+#include "util/str.h"
 #include "weights/load_weights.h"
 #include "weights/ncnn_bin.h"
 #include "weights/ncnn_param.h"
-
-#include <nlohmann/json.hpp>
-#include "util/error.h"
-#include "util/str.h"
-
-#include <cstdlib>
 
 namespace fs = std::filesystem;
 
@@ -26,21 +26,28 @@ namespace {
 // paths to each other), which is faster and takes bf16 fully; the graph interpreter runs the rest.
 // FRAMELIFT_NCNN_GRAPH=1 forces the interpreter (the reference path for those comparisons).
 std::unique_ptr<ImageModel> open_ncnn(const fs::path& param, const fs::path& bin) {
-  auto graph_model = ncnn::NcnnModel::load(param, bin);
+  // The .param is parsed and the .bin read once: both paths share the tensors.
+  weights::NcnnGraph graph = weights::parse_ncnn_param(param);
+  weights::NcnnBinOptions bin_options;
+  bin_options.weightless_custom_types = ncnn::custom_layer_types();
+  const weights::StateDict ncnn_weights = weights::ncnn_to_state_dict(graph, bin, bin_options);
   const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
-  if (forced && std::string(forced) == "1") return graph_model;
-  try {
-    const weights::NcnnGraph graph = weights::parse_ncnn_param(param);
-    auto native = build_model(ncnn_to_native_state_dict(graph, weights::ncnn_to_state_dict(graph, bin)), param.string());
-    // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
-    // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
-    const int graph_scale = graph_model->geometry().scale;
-    if (graph_scale > native->info().scale) return graph_model;
-    return resized_model(std::move(native), graph_scale);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Model) throw;
-    return graph_model;
+  const bool graph_only = forced && std::string(forced) == "1";
+  std::unique_ptr<ImageModel> native;
+  if (!graph_only) {
+    try {
+      native = build_model(ncnn_to_native_state_dict(graph, ncnn_weights), param.string());
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Model) throw;
+    }
   }
+  // The graph's measured geometry says the export's scale, also when the native network runs.
+  auto graph_model = std::make_unique<ncnn::NcnnModel>(std::move(graph), ncnn_weights);
+  // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
+  // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
+  const int graph_scale = graph_model->geometry().scale;
+  if (!native || graph_scale > native->info().scale) return graph_model;
+  return resized_model(std::move(native), graph_scale);
 }
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
