@@ -19,12 +19,14 @@ namespace {
 
 constexpr const char* kCancelled = "cancelled by the caller";
 
-// Polls the caller's cancel and reports progress from a thread of its own while a run works.
+// Polls the caller's cancel and reports progress from a thread of its own while a run works on
+// the thread that made the Watcher. The cancel reaches only that run's threads (util/stop.h); a
+// signal still stops every run.
 class Watcher {
  public:
   Watcher(const pipeline::ProgressCounters& counters, const std::function<void(const Progress&)>& progress,
-          const std::function<bool()>& cancel, CancelFlag& flag)
-      : counters_(counters), progress_(progress), cancel_(cancel), flag_(flag), start_(std::chrono::steady_clock::now()) {
+          const std::function<bool()>& cancel)
+      : counters_(counters), progress_(progress), cancel_(cancel), start_(std::chrono::steady_clock::now()) {
     if (progress_ || cancel_) thread_ = std::thread([this] { loop(); });
   }
   ~Watcher() {
@@ -58,7 +60,8 @@ class Watcher {
   // Copies: a caller may pass temporaries.
   const std::function<void(const Progress&)> progress_;
   const std::function<bool()> cancel_;
-  CancelFlag& flag_;
+  CancelFlag flag_;
+  CancelScope cancelling_{&flag_};  // after flag_: it is undone before flag_ goes
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -94,9 +97,6 @@ RunResult job_result_of(const pipeline::JobReport& report, const RunRequest& q) 
 
 RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& progress,
               const std::function<bool()>& cancel) {
-  // This call's cancel stops this call's threads only (util/stop.h); a signal still stops all.
-  CancelFlag flag;
-  CancelScope cancelling(&flag);
   pipeline::ProgressCounters counters;
   if (!q.as_job) {
     pipeline::RunOptions r = api::run_options_of(q);
@@ -104,7 +104,7 @@ RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& p
     if (progress || cancel || q.display == ProgressDisplay::None) r.shared_progress = &counters;
     pipeline::RunReport report;
     {
-      Watcher watch(counters, progress, cancel, flag);
+      Watcher watch(counters, progress, cancel);
       report = pipeline::run_pipeline(r);
     }
     return result_of(report, q);
@@ -113,7 +113,7 @@ RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& p
   o.counters = &counters;
   pipeline::JobReport report;
   {
-    Watcher watch(counters, progress, cancel, flag);
+    Watcher watch(counters, progress, cancel);
     report = pipeline::run_job(o);
   }
   return job_result_of(report, q);
@@ -124,12 +124,10 @@ bool is_batch_input(const std::string& input) { return pipeline::is_batch_input(
 BatchResult run_batch(const RunRequest& q, const std::function<bool()>& cancel) {
   if (!q.job_dir.empty() || !q.shard.empty() || !q.segments.empty() || q.prepare_only)
     throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
-  CancelFlag flag;
-  CancelScope cancelling(&flag);
   pipeline::ProgressCounters counters;
   pipeline::BatchReport report;
   {
-    Watcher watch(counters, {}, cancel, flag);
+    Watcher watch(counters, {}, cancel);
     report = pipeline::run_batch(api::job_options_of(q), pipeline::batch_inputs(q.input), q.output);
   }
   return {report.done, report.failed, report.remaining, report.summary.string()};
