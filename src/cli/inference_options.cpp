@@ -57,22 +57,13 @@ void add_encoder_options(CLI::App* cmd, EncoderArgs& a) {
   cmd->add_option("-e,--encoder-option", a.options, "Encoder option KEY=VALUE (repeatable)");
 }
 
-void apply_encoder_options(const EncoderArgs& a, media::EncoderSettings& settings) {
-  if (a.crf >= 0) settings.crf = a.crf;
+void apply_encoder_options(const EncoderArgs& a, RunRequest& request) {
+  if (a.crf >= 0) request.crf = a.crf;
   for (const std::string& kv : a.options) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::Usage, str("-e expects KEY=VALUE, got '", kv, "'"));
-    settings.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    request.encoder_options[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-}
-
-void apply_encoder_options(const EncoderArgs& a, RunRequest& request) {
-  media::EncoderSettings s;
-  s.crf = request.crf;
-  s.options = request.encoder_options;
-  apply_encoder_options(a, s);
-  request.crf = s.crf;
-  request.encoder_options = s.options;
 }
 
 }  // namespace framelift::cli

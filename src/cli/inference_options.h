@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 
 #include "framelift/run.h"
-#include "media/encoder.h"
 
 namespace framelift::cli {
 
@@ -23,15 +22,14 @@ struct EncoderArgs {
 };
 
 // --device, --precision, --threads, --tile, --tile-overlap, --tile-batch, --batch, --max-memory,
-// --color-conversion (read with pipeline::parse_color_conversion).
+// --color-conversion (parsed by the API, src/api/request.cpp).
 void add_inference_options(CLI::App* cmd, InferenceArgs& a);
-// The defaults every stage reads (pipeline::RunOptions::stage_defaults). Throws Error(Usage).
+// The defaults every stage reads (RunRequest::stage_defaults). Throws Error(Usage).
 std::map<std::string, std::string> stage_defaults(const InferenceArgs& a);
 
-// --crf and -e on top of -c/--preset/--pix-fmt, which the caller binds to `settings` itself.
+// --crf and -e on top of -c/--preset/--pix-fmt, which the caller binds to its RunRequest itself.
 void add_encoder_options(CLI::App* cmd, EncoderArgs& a);
-// Applies --crf and -e to `settings` (or a request's). Throws Error(Usage) for a malformed -e.
-void apply_encoder_options(const EncoderArgs& a, media::EncoderSettings& settings);
+// Applies --crf and -e to the request. Throws Error(Usage) for a malformed -e.
 void apply_encoder_options(const EncoderArgs& a, RunRequest& request);
 
 }  // namespace framelift::cli

@@ -15,19 +15,8 @@ OptionSpec precision_option() {
   return o;
 }
 
-}  // namespace
-
-OptionSchema model_run_options() {
-  return {text_option("device", "auto", "auto|cpu|cuda|cuda:N"),
-          precision_option(),
-          integer_option("tile", "0", 0, 16384, "tile size in input pixels; 0: from memory"),
-          integer_option("tile_overlap", "", 0, 1024, "context pixels around a tile; default the model's"),
-          integer_option("tile_batch", "1", 1, 256, "same-size tiles per forward call"),
-          integer_option("batch", "1", 1, 256, "frames per forward call"),
-          integer_option("threads", "", 1, 1024, "CPU threads; default the CPUs this process may use"),
-          size_option("max_memory", "memory budget, e.g. 4G")};
-}
-
+// Refuses, before any frame, a precision the architecture's declaration (src/arch/) does not
+// list; networks without a declaration are not checked.
 void check_declared_precision(const std::string& stage, const std::string& arch_name, c10::ScalarType dtype) {
   const arch::Declaration* d = arch::find_declaration(arch_name);
   if (!d) return;
@@ -40,6 +29,19 @@ void check_declared_precision(const std::string& stage, const std::string& arch_
     listed += (i == 0 ? "" : i + 1 == d->precisions.size() ? " or " : ", ") + std::string(arch::precision_name(d->precisions[i]));
   throw Error(ErrorKind::Usage, str("stage ", stage, ": ", d->description, " runs in ", listed, ", not ", arch::precision_name(p),
                                     " (--precision)"));
+}
+
+}  // namespace
+
+OptionSchema model_run_options() {
+  return {text_option("device", "auto", "auto|cpu|cuda|cuda:N"),
+          precision_option(),
+          integer_option("tile", "0", 0, 16384, "tile size in input pixels; 0: from memory"),
+          integer_option("tile_overlap", "", 0, 1024, "context pixels around a tile; default the model's"),
+          integer_option("tile_batch", "1", 1, 256, "same-size tiles per forward call"),
+          integer_option("batch", "1", 1, 256, "frames per forward call"),
+          integer_option("threads", "", 1, 1024, "CPU threads; default the CPUs this process may use"),
+          size_option("max_memory", "memory budget, e.g. 4G")};
 }
 
 infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& o, const std::string& arch_name) {

@@ -4,8 +4,6 @@
 // (StageOptions::set_defaults), validated against this schema by each stage that declares them.
 #include <string>
 
-#include <c10/core/ScalarType.h>
-
 #include "infer/device.h"
 #include "pipeline/option_schema.h"
 #include "pipeline/stage_spec.h"
@@ -14,14 +12,11 @@ namespace framelift::pipeline {
 
 OptionSchema model_run_options();
 
-// Refuses, before any frame, a precision the architecture's declaration (src/arch/) does not
-// list: Error(Usage, "stage STAGE: ARCH runs in fp32 or fp16, not bf16 (--precision)"). Networks
-// without a declaration (ncnn graphs, TorchScript modules) are not checked.
-void check_declared_precision(const std::string& stage, const std::string& arch, c10::ScalarType dtype);
-
 // The stage's device and precision from its options, `auto` resolved for what the network's
 // architecture declares (a network without a declaration, a TorchScript module or an ncnn graph
-// no native architecture matches, stays fp32 under auto), and a declared-out precision refused.
+// no native architecture matches, stays fp32 under auto). A precision the declaration does not
+// list is refused before any frame: Error(Usage, "stage STAGE: ARCH runs in fp32 or fp16, not
+// bf16 (--precision)").
 infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& options, const std::string& arch);
 
 }  // namespace framelift::pipeline
