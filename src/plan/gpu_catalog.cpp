@@ -178,7 +178,6 @@ Device local_cpu() {
   double mhz = 0;
   int siblings = 0, cpu_cores = 0;  // per package: logical CPUs and physical cores
   int flops_per_cycle = 8;  // SSE: 4-wide multiply and add
-  bool amx_bf16 = false;
   std::ifstream info("/proc/cpuinfo");
   std::string line;
   while (std::getline(info, line)) {
@@ -190,7 +189,6 @@ Device local_cpu() {
       // Two FMA units per core on the AVX2/AVX-512 parts that rent out: 8 or 16 lanes x 2 x 2.
       if (line.find(" avx512f") != std::string::npos) flops_per_cycle = 64;
       else if (line.find(" fma") != std::string::npos && line.find(" avx2") != std::string::npos) flops_per_cycle = 32;
-      amx_bf16 = line.find(" amx_bf16") != std::string::npos;
     }
   }
   // cpuinfo's MHz is the current or nominal clock; the boost clock, where the kernel knows it, is
@@ -209,7 +207,7 @@ Device local_cpu() {
   // per core; AVX512-BF16's VDPBF16PS packs two bf16 products in each fp32 lane, twice fp32.
   const CpuBf16Support bf16 = cpu_bf16_support();
   d.cpu_bf16 = bf16.fast;
-  if (bf16.fast) d.bf16_tensor_tflops = amx_bf16 ? physical * mhz * 1e6 * 1024 / 1e12 : 2 * d.fp32_tflops;
+  if (bf16.fast) d.bf16_tensor_tflops = bf16.amx ? physical * mhz * 1e6 * 1024 / 1e12 : 2 * d.fp32_tflops;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   d.memory_gb = pages > 0 && page > 0 ? double(pages) * page / 1e9 : 8;
   d.memory_bandwidth_gbs = 20;  // a typical dual-channel figure; calibration replaces it

@@ -9,6 +9,7 @@ namespace framelift {
 
 struct CpuBf16Support {
   bool fast = false;
+  bool amx = false;  // the CPU has AMX-BF16 tiles (whatever FRAMELIFT_CPU_BF16 says): the planner's bf16 peak
   std::string why;  // "AMX-BF16", "AVX512-BF16", "no AMX-BF16 or AVX512-BF16", "FRAMELIFT_CPU_BF16=0"
 };
 
