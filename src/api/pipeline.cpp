@@ -104,7 +104,7 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 
 VideoShape Pipeline::configure(const VideoShape& input) {
   if (impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
-  impl_->in = api::format_of(input);
+  impl_->in = api::format_of(input, "Pipeline::configure");
   media::VideoFormat f = impl_->in;
   for (auto& stage : impl_->stages) f = stage->configure(f);
   impl_->out = f;

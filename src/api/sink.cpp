@@ -19,7 +19,7 @@ namespace {
 // for its size: BT.601 below HD, BT.709 from it, as `run` does for untagged input), so that
 // encoders that take it choose it and the others their closest format.
 media::VideoFormat encoder_input(const VideoShape& shape) {
-  media::VideoFormat f = api::format_of(shape);
+  media::VideoFormat f = api::format_of(shape, "Sink");
   f.pix_fmt = AV_PIX_FMT_YUV420P;
   f.range = AVCOL_RANGE_MPEG;
   f.matrix = AVCOL_SPC_UNSPECIFIED;
@@ -37,11 +37,13 @@ media::EncoderSettings settings_of(const SinkOptions& o) {
   return s;
 }
 
-void check_output(const std::string& output, bool overwrite) {
+// The output's path, once it is known to be one the Sink may write.
+std::filesystem::path checked_output(const std::string& output, bool overwrite) {
   std::error_code ec;
   if (output.empty()) throw Error(ErrorKind::Usage, "Sink: no output file given");
   if (std::filesystem::exists(output, ec) && !overwrite)
     throw Error(ErrorKind::Output, str(output, ": already exists (set SinkOptions::overwrite to replace it)"));
+  return output;
 }
 
 }  // namespace
@@ -57,7 +59,7 @@ struct Sink::Impl {
 
   Impl(const std::string& output, const VideoShape& shape, const SinkOptions& o)
       : format(encoder_input(shape)),
-        mux((check_output(output, o.overwrite), std::filesystem::path(output)), o.container),
+        mux(checked_output(output, o.overwrite), o.container),
         encoder(settings_of(o), format, mux.temp_path().extension() != ".ts") {
     format.pix_fmt = encoder.pix_fmt();
     to_frame.emplace(format);

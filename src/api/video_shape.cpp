@@ -27,10 +27,10 @@ FieldOrder field_order_of(AVFieldOrder o) {
 
 }  // namespace
 
-media::VideoFormat format_of(const VideoShape& s) {
-  if (s.width <= 0 || s.height <= 0) throw Error(ErrorKind::Usage, str("Pipeline::configure: size ", s.width, "x", s.height));
+media::VideoFormat format_of(const VideoShape& s, const char* caller) {
+  if (s.width <= 0 || s.height <= 0) throw Error(ErrorKind::Usage, str(caller, ": size ", s.width, "x", s.height));
   if (s.time_base_num <= 0 || s.time_base_den <= 0)
-    throw Error(ErrorKind::Usage, str("Pipeline::configure: time base ", s.time_base_num, "/", s.time_base_den));
+    throw Error(ErrorKind::Usage, str(caller, ": time base ", s.time_base_num, "/", s.time_base_den));
   media::VideoFormat f;
   f.width = s.width;
   f.height = s.height;

@@ -5,8 +5,9 @@
 
 namespace framelift::api {
 
-// Frames in memory are RGB, full range. Throws Error(Usage) for a bad size or time base.
-media::VideoFormat format_of(const VideoShape& shape);
+// Frames in memory are RGB, full range. Throws Error(Usage) for a bad size or time base, naming
+// `caller` ("Pipeline::configure", "Sink").
+media::VideoFormat format_of(const VideoShape& shape, const char* caller);
 VideoShape shape_of(const media::VideoFormat& format);
 
 }  // namespace framelift::api
