@@ -42,6 +42,9 @@ struct SegmentPlan {
 // whose timestamps are missing or repeat gets one segment: its frames cannot be located by time.
 // `max_frames` > 0 keeps only the first frames (a sample job). Throws Error(Input).
 SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int64_t max_frames = 0);
+// A segment length no video reaches: the job runs as one segment (a pipeline that must see the
+// whole video, see pipeline::whole_video_reason).
+constexpr int64_t kWholeVideoSegment = int64_t(1) << 40;
 
 nlohmann::json to_json(const SegmentPlan& plan);
 // Throws Error(Input) naming `source` when the plan is damaged: its seal broken, its time base

@@ -4,6 +4,7 @@
 //
 // The graph sees the pipeline's float RGB frames with their timestamps, time base and frame rate,
 // and may change the size, aspect or rate: later stages and the encoder get what it reports.
+#include "media/filter_graph_scope.h"
 #include "pipeline/graph_stage.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
@@ -38,6 +39,7 @@ FRAMELIFT_REGISTER_STAGE(filter, "Any libavfilter graph (crop, color, sharpen, s
                                                                 "graph='crop=iw-8:ih-8,unsharp' or graph=[...]"),
                                        integer_option("context", "0", 0, 64,
                                                       "neighbour frames a temporal graph needs at job segment boundaries")}),
-                         [](const StageOptions& o) { return std::make_unique<FilterStage>(o); });
+                         [](const StageOptions& o) { return std::make_unique<FilterStage>(o); },
+                         [](const StageOptions& o) { return media::whole_video_reason(o.get("graph", "")); });
 
 }  // namespace framelift::pipeline

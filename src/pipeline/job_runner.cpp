@@ -18,11 +18,13 @@
 #include "jobs/job_dir.h"
 #include "jobs/job_spec.h"
 #include "jobs/journal.h"
+#include "jobs/segment_plan.h"
 #include "lifecycle/hooks.h"
 #include "lifecycle/preemption_watcher.h"
 #include "media/demuxer.h"
 #include "media/encoder.h"
 #include "media/muxer.h"
+#include "pipeline/stage_registry.h"
 #include "pipeline/warm_stages.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -51,6 +53,12 @@ jobs::JobSpec spec_of(const JobOptions& o) {
   s.input_fingerprint = jobs::fingerprint_input(o.run.input);
   s.output = fs::absolute(o.run.output);
   s.segment_frames = o.segment_frames;
+  // Cut into segments, such a stage restarts its count at each one and writes another video.
+  if (const std::string why = whole_video_reason(o.run.pipeline); !why.empty()) {
+    if (o.segment_frames > 0) log::warn(why, "; the job runs as one segment, not in segments of --segment-frames ", o.segment_frames);
+    else log::info(why, "; the job runs as one segment (resumable only as a whole)");
+    s.segment_frames = jobs::kWholeVideoSegment;
+  }
   return s;
 }
 

@@ -31,6 +31,14 @@ std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", spec.name, "' (stages: ", names, ")"));
 }
 
+std::string whole_video_reason(const std::string& pipeline_text) {
+  for (const StageSpec& spec : parse_pipeline(pipeline_text))
+    for (const StageInfo& info : table())
+      if (info.name == spec.name && info.whole_video)
+        if (std::string why = info.whole_video(spec.options); !why.empty()) return str("stage ", spec.name, ": ", why);
+  return "";
+}
+
 std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,
                                                 const std::map<std::string, std::string>& defaults) {
   std::vector<std::unique_ptr<Stage>> stages;

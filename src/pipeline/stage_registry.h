@@ -16,12 +16,16 @@
 namespace framelift::pipeline {
 
 using StageFactory = std::function<std::unique_ptr<Stage>(const StageOptions&)>;
+// Why a stage with these options must see the whole video in one piece (a job then runs it as one
+// segment), or "" when it works on segments. Asked before any stage is built, so it must be cheap.
+using WholeVideoCheck = std::function<std::string(const StageOptions&)>;
 
 struct StageInfo {
   std::string name;
   std::string summary;
   OptionSchema options;
   StageFactory factory;
+  WholeVideoCheck whole_video = nullptr;  // null: the stage always works on segments
 };
 
 bool register_stage(StageInfo info);
@@ -29,12 +33,16 @@ const std::vector<StageInfo>& registered_stages();
 // Throws Error(Usage) for an unknown stage, listing the known ones, and for an option the stage
 // does not declare or a value outside its schema.
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);
+// The first stage of the pipeline that must see the whole video, as "stage NAME: REASON", or "".
+// Unknown stages and bad options give "" here: make_stages reports them.
+std::string whole_video_reason(const std::string& pipeline_text);
 // `defaults` fill options a stage's text leaves out (see StageOptions::set_defaults).
 std::vector<std::unique_ptr<Stage>> make_stages(const std::string& pipeline_text,
                                                 const std::map<std::string, std::string>& defaults = {});
 
 }  // namespace framelift::pipeline
 
-#define FRAMELIFT_REGISTER_STAGE(id, summary, options, factory) \
-  static const bool framelift_stage_registered_##id =           \
-      ::framelift::pipeline::register_stage({#id, summary, options, factory})
+// A fifth argument, a WholeVideoCheck, marks a stage that may need the whole video.
+#define FRAMELIFT_REGISTER_STAGE(id, summary, options, factory, ...) \
+  static const bool framelift_stage_registered_##id =                \
+      ::framelift::pipeline::register_stage({#id, summary, options, factory __VA_OPT__(, ) __VA_ARGS__})
