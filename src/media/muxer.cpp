@@ -200,6 +200,27 @@ void Muxer::finish() {
 }
 
 void Muxer::commit_final() {
+  try {
+    commit_into_place();
+  } catch (const Error& e) {
+    std::error_code ec;
+    // Renamed already (only the folder's sync failed): the result is in place, the error stands.
+    if (!keep_on_failed_commit_ || e.kind() != ErrorKind::Output || !fs::exists(temp_path_, ec)) throw;
+    // The file is complete: a rename that failed must not take the run's work with it. A second
+    // name next to it may still work (a transient fault); else it stays under its partial name.
+    finished_ = true;
+    fs::path kept = temp_path_;
+    try {
+      kept = commit_file_aside(temp_path_, final_path_);
+    } catch (const Error&) {
+      throw Error(ErrorKind::Output, str(e.what(), "; the finished result was kept as ", kept.string(),
+                                         " (move it away: the next run on this output clears partial files)"));
+    }
+    throw Error(ErrorKind::Output, str(e.what(), "; the finished result was kept as ", kept.string()));
+  }
+}
+
+void Muxer::commit_into_place() {
   // Only the file that was at the final name when this output was opened may be replaced (the
   // caller checked -y then); one that appeared since belongs to someone else.
   if (replaceable_ && file_identity(final_path_) == replaceable_) {

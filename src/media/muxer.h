@@ -57,16 +57,22 @@ class Muxer {
   // opens its output, and passes what was there then: a file that appeared since is kept.
   void set_replaceable(std::optional<FileIdentity> file) { replaceable_ = file; }
 
+  // When the finished file cannot be renamed to its final name, finish() keeps it under another
+  // name and its error says which (default). A job's segment says no: its work is redone.
+  void keep_result_if_commit_fails(bool keep) { keep_on_failed_commit_ = keep; }
+
   const std::filesystem::path& final_path() const { return final_path_; }
   const std::filesystem::path& temp_path() const { return temp_path_; }
 
  private:
   void describe_like_source(AVStream* st, const AVStream* source);
   void commit_final();
+  void commit_into_place();
 
   std::filesystem::path final_path_;
   std::optional<FileIdentity> replaceable_;  // what was at final_path_ when opened
   std::filesystem::path temp_path_;
+  bool keep_on_failed_commit_ = true;
   OutputFormatPtr format_;
   std::mutex mutex_;
   bool header_written_ = false;

@@ -314,21 +314,23 @@ bool assembled_already(const OpenJob& job) {
 // output and leaves it be (assembling again would see a file that appeared meanwhile, not ours).
 // `replaceable`: what was at the output when this run started, checked against -y then.
 // `again`: assemble even when assembled already (`framelift assemble -y` asks for it).
-bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done,
+enum class Assembly { Done, FoundDone, LeftToOthers };
+Assembly assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>& done,
                    std::optional<FileIdentity> replaceable, bool again = false) {
   if (!job.dir.exists()) {
     check_folder_went_with_assembly(job.dir.root(), job.spec.output);
-    return false;
+    return Assembly::LeftToOthers;
   }
   jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), std::chrono::seconds(600));
   if (!claims.try_claim(jobs::kAssembleClaim)) {
     log::info("another worker (", claims.holder(jobs::kAssembleClaim), ") is assembling ", job.spec.output);
-    return false;
+    return Assembly::LeftToOthers;
   }
   ClaimGuard guard{claims, jobs::kAssembleClaim};
   if (!again && assembled_already(job)) {
+    // With the claim held no assembler is at work: one that died after its rename left the folder.
     log::info(job.spec.output.string(), ": assembled already by another worker of this job");
-    return false;
+    return Assembly::FoundDone;
   }
   jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done, replaceable);
   // Check what is on disk before anything (a hook, a shutdown) trusts it.
@@ -339,7 +341,7 @@ bool assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentRecord>&
     write_file_atomic(job.dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
   log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
             " segment(s), ", report.other_packets, " packets of other streams copied");
-  return true;
+  return Assembly::Done;
 }
 
 JobReport process_job(const JobOptions& o);
@@ -496,8 +498,9 @@ JobReport process_job(const JobOptions& o) {
       if (own_folder) fs::remove_all(dir, ec);
       throw Error(ErrorKind::Usage, str(o.run.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
     }
-    report.assembled = assemble_once(job, finished, replaceable);
-    if (report.assembled && own_folder) fs::remove_all(dir, ec);
+    const Assembly assembly = assemble_once(job, finished, replaceable);
+    report.assembled = assembly == Assembly::Done;
+    if (assembly != Assembly::LeftToOthers && own_folder) fs::remove_all(dir, ec);
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
@@ -532,7 +535,7 @@ fs::path assemble_job(const fs::path& job_dir, bool overwrite, std::chrono::seco
     throw_if_stop_requested();
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (!assemble_once(job, finished_in_plan(journal, job, true), replaceable, true))
+  if (assemble_once(job, finished_in_plan(journal, job, true), replaceable, true) != Assembly::Done)
     throw Error(ErrorKind::Usage, str(job_dir.string(), ": another worker is assembling this job"));
   return job.spec.output;
 }

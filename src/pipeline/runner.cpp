@@ -232,6 +232,7 @@ RunReport run_pipeline(const RunOptions& o) {
   }
 
   media::Muxer mux(o.output, segment ? std::string() : o.container);
+  mux.keep_result_if_commit_fails(!segment);  // a segment that cannot be committed is redone
   const bool global_header = segment ? o.window->global_header : mux.temp_path().extension() != ".ts";
   // HDR10 metadata into the bitstream too (media/hdr_encoder_params.h), not only the container.
   media::Encoder encoder(media::with_hdr_bitstream_params(o.encoder, primed.front().get()), out_format, global_header);

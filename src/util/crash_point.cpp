@@ -1,5 +1,6 @@
 #include "util/crash_point.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <string>
@@ -12,27 +13,41 @@ namespace {
 struct Target {
   std::string name;
   long count = 0;
+  int error = EIO;
   std::atomic<long> seen{0};
+
+  // True the count-th time `point` is passed.
+  bool hit(std::string_view point) { return point == name && seen.fetch_add(1) + 1 == count; }
 };
 
-const Target* parse() {
-  const char* env = std::getenv("FRAMELIFT_CRASH_AT");
+// NAME:N[:ERRNO] from the variable, or null when it is unset.
+Target* parse(const char* variable) {
+  const char* env = std::getenv(variable);
   if (!env || !*env) return nullptr;
-  static Target target;
+  auto* target = new Target;  // lives as long as the process; read from any thread
   std::string text = env;
-  const size_t colon = text.rfind(':');
-  target.name = text.substr(0, colon);
-  target.count = colon == std::string::npos ? 1 : std::atol(text.c_str() + colon + 1);
-  return &target;
+  const size_t colon = text.find(':');
+  target->name = text.substr(0, colon);
+  if (colon != std::string::npos) {
+    target->count = std::atol(text.c_str() + colon + 1);
+    if (const size_t second = text.find(':', colon + 1); second != std::string::npos)
+      target->error = std::atoi(text.c_str() + second + 1);
+  } else {
+    target->count = 1;
+  }
+  return target;
 }
 
 }  // namespace
 
 void crash_point(std::string_view name) {
-  static const Target* target = parse();
-  if (!target || name != target->name) return;
-  auto* t = const_cast<Target*>(target);
-  if (t->seen.fetch_add(1) + 1 == t->count) std::raise(SIGKILL);
+  static Target* target = parse("FRAMELIFT_CRASH_AT");
+  if (target && target->hit(name)) std::raise(SIGKILL);
+}
+
+int failure_point(std::string_view name) {
+  static Target* target = parse("FRAMELIFT_FAIL_AT");
+  return target && target->hit(name) ? target->error : 0;
 }
 
 }  // namespace framelift

@@ -18,15 +18,19 @@ namespace fs = std::filesystem;
 namespace framelift {
 namespace {
 
-void fsync_path(const fs::path& path, int flags) {
+// Errors name `for_file`, the file the user knows (the final name, not its temporary one).
+void fsync_path(const fs::path& path, int flags, const fs::path& for_file) {
+  const std::string what = flags & O_DIRECTORY ? str(for_file.string(), ": syncing its folder ", path.string())
+                                               : str(for_file.string(), ": syncing ", path.string());
   int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot open to sync (", std::strerror(errno), ")"));
+  if (fd < 0) throw Error(ErrorKind::Output, str(what, " failed (cannot open it: ", std::strerror(errno), ")"));
   int ret = ::fsync(fd);
   int err = errno;
+  if (int injected = failure_point("fsync")) ret = -1, err = injected;
   ::close(fd);
   // Folders on some filesystems refuse fsync (EINVAL); the data itself was synced already.
   if (ret < 0 && !(flags & O_DIRECTORY && err == EINVAL))
-    throw Error(ErrorKind::Output, str(path.string(), ": sync failed (", std::strerror(err), ")"));
+    throw Error(ErrorKind::Output, str(what, " failed (", std::strerror(err), ")"));
 }
 
 }  // namespace
@@ -57,24 +61,27 @@ int remove_orphaned_partials(const fs::path& final_path) {
 }
 
 void commit_file(const fs::path& temp, const fs::path& final_path) {
-  fsync_path(temp, O_RDONLY);
+  fsync_path(temp, O_RDONLY, final_path);
   crash_point("commit");
   std::error_code ec;
-  fs::rename(temp, final_path, ec);
+  if (int injected = failure_point("rename")) ec = std::error_code(injected, std::generic_category());
+  else fs::rename(temp, final_path, ec);
   if (ec) throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", ec.message(), ")"));
+  crash_point("committed");
   fs::path dir = final_path.parent_path();
-  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY);
+  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY, final_path);
 }
 
 namespace {
 
 void fsync_parent(const fs::path& file) {
   const fs::path dir = file.parent_path();
-  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY);
+  fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY, file);
 }
 
 // rename without replacing: 0, or errno (EEXIST when the name is taken).
 int rename_no_replace(const fs::path& from, const fs::path& to) {
+  if (int injected = failure_point("rename")) return injected;
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   if (errno != EINVAL && errno != ENOSYS) return errno;
   // Filesystems without RENAME_NOREPLACE (some network ones): link fails on an existing name too.
@@ -86,12 +93,13 @@ int rename_no_replace(const fs::path& from, const fs::path& to) {
 }  // namespace
 
 bool commit_file_no_replace(const fs::path& temp, const fs::path& final_path) {
-  fsync_path(temp, O_RDONLY);
+  fsync_path(temp, O_RDONLY, final_path);
   crash_point("commit");
   const int err = rename_no_replace(temp, final_path);
   if (err == EEXIST) return false;
   if (err != 0)
     throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", std::strerror(err), ")"));
+  crash_point("committed");
   fsync_parent(final_path);
   return true;
 }
@@ -121,6 +129,7 @@ fs::path write_temp(const fs::path& path, std::string_view content) {
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (int injected = failure_point("write")) n = -1, errno = injected;
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       int err = errno;
