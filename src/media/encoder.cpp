@@ -6,6 +6,7 @@ extern "C" {
 }
 
 #include "media/av_error.h"
+#include "media/hdr_bitstream_insert.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -39,7 +40,7 @@ const AVCodec* find_video_encoder(const std::string& codec_name) {
   return codec;
 }
 
-Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool global_header) {
+Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool global_header) : hdr_insert_(s.hdr_insert) {
   const AVCodec* codec = find_video_encoder(s.codec);
 
   ctx_.reset(avcodec_alloc_context3(codec));
@@ -94,6 +95,7 @@ void Encoder::encode(const AVFrame* frame, const PacketSink& sink) {
     ret = avcodec_receive_packet(ctx_.get(), pkt.get());
     if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) return;
     check(ret, ErrorKind::Output, str("encoding with ", ctx_->codec->name));
+    if (hdr_insert_) hdr_insert_->apply(pkt.get());
     sink(pkt.get());
     av_packet_unref(pkt.get());
   }

@@ -3,6 +3,7 @@
 // libsvtav1, ffv1, prores_ks, h264_nvenc/hevc_nvenc, ...), with user options passed through.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,8 @@
 
 namespace framelift::media {
 
+class HdrBitstreamInserter;
+
 struct EncoderSettings {
   std::string codec;               // encoder name; "" picks libx264 (or the container's default)
   std::optional<double> crf;       // constant quality, for encoders that have it
@@ -18,6 +21,9 @@ struct EncoderSettings {
   std::string pix_fmt;             // "" keeps the input's format (and bit depth) where possible
   std::map<std::string, std::string> options;  // -e key=value, passed to the encoder as is
   int threads = 0;
+  // Written into every packet (media/hdr_bitstream_insert.h); set by with_hdr_bitstream_params
+  // for encoders that carry HDR10 no other way. Null: nothing inserted.
+  std::shared_ptr<const HdrBitstreamInserter> hdr_insert;
 
   bool operator==(const EncoderSettings&) const = default;
 };
@@ -39,6 +45,7 @@ class Encoder {
 
  private:
   CodecContextPtr ctx_;
+  std::shared_ptr<const HdrBitstreamInserter> hdr_insert_;
 };
 
 // The video encoder a name means: an encoder ("libx265") or a codec ("hevc", its default encoder);

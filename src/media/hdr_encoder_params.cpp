@@ -1,5 +1,7 @@
 #include "media/hdr_encoder_params.h"
 
+#include "media/hdr_bitstream_insert.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -77,7 +79,12 @@ EncoderSettings with_hdr_bitstream_params(EncoderSettings settings, const AVFram
   if (!md && !cll) return settings;
   const auto* display = md ? reinterpret_cast<const AVMasteringDisplayMetadata*>(md->data) : nullptr;
   const auto* light = cll ? reinterpret_cast<const AVContentLightMetadata*>(cll->data) : nullptr;
-  const std::string library = find_video_encoder(settings.codec)->name;
+  const AVCodec* encoder = find_video_encoder(settings.codec);
+  const std::string library = encoder->name;
+  if (encoder_needs_inserted_hdr(encoder->name)) {
+    settings.hdr_insert = HdrBitstreamInserter::make(encoder->id, display, light);
+    return settings;
+  }
   const char* key = library == "libx265" ? "x265-params" : library == "libsvtav1" ? "svtav1-params" : nullptr;
   if (!key) return settings;
   const Params params = library == "libx265" ? x265_params(display, light) : svtav1_params(display, light);

@@ -15,6 +15,7 @@ namespace {
 
 struct HdrFrames {
   int frames = 0, with_mastering = 0, with_light = 0;
+  int key_frames = 0, key_frames_with_both = 0;
   std::string max_luminance;  // of the first frame, as ffprobe prints it
   int max_content = -1, max_average = -1;
 };
@@ -27,17 +28,23 @@ HdrFrames hdr_frames(const fs::path& file) {
   if (!j.is_object()) return h;
   for (const auto& frame : j.value("frames", nlohmann::json::array())) {
     ++h.frames;
+    const bool key = frame.value("key_frame", 0) == 1;
+    h.key_frames += key;
+    int kinds = 0;
     for (const auto& sd : frame.value("side_data_list", nlohmann::json::array())) {
       if (sd.value("side_data_type", "") == "Mastering display metadata") {
         ++h.with_mastering;
+        ++kinds;
         if (h.max_luminance.empty()) h.max_luminance = sd.value("max_luminance", "");
       }
       if (sd.value("side_data_type", "") == "Content light level metadata") {
         ++h.with_light;
+        ++kinds;
         h.max_content = sd.value("max_content", -1);
         h.max_average = sd.value("max_average", -1);
       }
     }
+    h.key_frames_with_both += key && kinds == 2;
   }
   return h;
 }
@@ -104,6 +111,39 @@ TEST(HdrBitstream, SvtAv1CarriesMasteringDisplayAndLightLevelInMetadataObus) {
                   std::stod(h.max_luminance.substr(h.max_luminance.find('/') + 1)),
               1000.0, 0.5)
       << h.max_luminance;
+}
+
+}  // namespace
+}  // namespace framelift::test
+
+namespace framelift::test {
+namespace {
+
+// libaom-av1 in this libavcodec takes HDR10 neither from frames nor from parameters (as NVENC):
+// framelift splices the metadata OBUs into every key frame's temporal unit
+// (media/hdr_bitstream_insert.h). In a job each segment is its own encode, opening on a key frame.
+TEST(HdrBitstream, AomAv1GetsMetadataObusSplicedIntoEveryKeyFrame) {
+  if (!have_encoder("libaom-av1")) GTEST_SKIP() << "this FFmpeg has no libaom-av1";
+  const fs::path in = media("hdr10_10bit.mp4");
+  const fs::path dir = temp_dir("hdr-aom");
+  for (const std::string mode : {"--no-job", "--segment-frames 4"}) {
+    SCOPED_TRACE(mode);
+    const fs::path out = dir / (mode == "--no-job" ? "pass.mkv" : "job.mkv");
+    const CliResult r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " " + mode +
+                                  " --frames 8 -c libaom-av1 -e cpu-used=8 --progress none");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const HdrFrames h = hdr_frames(bare_stream(out, "ivf"));
+    EXPECT_EQ(h.frames, 8);
+    EXPECT_GE(h.key_frames, mode == "--no-job" ? 1 : 2);
+    EXPECT_EQ(h.key_frames_with_both, h.key_frames) << "a key frame without the HDR10 metadata OBUs";
+    EXPECT_EQ(h.max_content, 1000);
+    EXPECT_EQ(h.max_average, 400);
+    ASSERT_NE(h.max_luminance, "");
+    EXPECT_NEAR(std::stod(h.max_luminance.substr(0, h.max_luminance.find('/'))) /
+                    std::stod(h.max_luminance.substr(h.max_luminance.find('/') + 1)),
+                1000.0, 0.5)
+        << h.max_luminance;
+  }
 }
 
 }  // namespace
