@@ -4,7 +4,8 @@ namespace framelift::weights::pickle {
 
 void Node::set(Value key, Value value) {
   if (const auto* text = std::get_if<std::string>(&key)) {
-    auto [it, inserted] = string_index.try_emplace(*text, entries.size());
+    if (!string_index) string_index = std::make_unique<std::unordered_map<std::string, size_t>>();
+    auto [it, inserted] = string_index->try_emplace(*text, entries.size());
     if (!inserted) {
       entries[it->second].second = std::move(value);
       return;
@@ -14,8 +15,9 @@ void Node::set(Value key, Value value) {
 }
 
 const Value* Node::get(std::string_view key) const {
-  auto it = string_index.find(std::string(key));
-  return it == string_index.end() ? nullptr : &entries[it->second].second;
+  if (!string_index) return nullptr;
+  auto it = string_index->find(std::string(key));
+  return it == string_index->end() ? nullptr : &entries[it->second].second;
 }
 
 const Node* as_node(const Value& value, Node::Kind kind) {

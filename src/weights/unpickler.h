@@ -16,8 +16,9 @@ struct Limits {
   size_t max_copied_bytes = size_t{256} << 20;
   // Memory the unpickled values may hold (containers, stack, memo, strings), as a floor plus a
   // multiple of the pickle's size: one opcode byte can make a container of ~300 bytes, so without
-  // a bound a 20 MB file of EMPTY_LIST opcodes became 6.9 GB. Real state-dict pickles hold 29-49
-  // bytes per pickle byte (tests/weights/real_checkpoints_test.cpp measures two).
+  // a bound a 20 MB file of EMPTY_LIST opcodes became 6.9 GB. Real state-dict pickles hold 27-46
+  // bytes per pickle byte (tests/weights/real_checkpoints_test.cpp measures two: 46 and 27), which
+  // is why the budget cannot come much closer to the file size without refusing real checkpoints.
   size_t memory_floor = size_t{64} << 20;
   size_t memory_per_byte = 64;
 };
