@@ -8,6 +8,7 @@ Declaration srvgg_compact_declaration();
 Declaration rrdbnet_declaration();
 Declaration realcugan_declaration();
 Declaration omnisr_declaration();
+Declaration span_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();

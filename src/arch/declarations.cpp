@@ -12,6 +12,7 @@ const std::vector<Declaration>& declarations() {
       rrdbnet_declaration(),        //
       realcugan_declaration(),      //
       omnisr_declaration(),         //
+      span_declaration(),           //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

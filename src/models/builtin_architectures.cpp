@@ -7,6 +7,7 @@ void register_builtin_architectures() {
   register_architecture(rrdbnet_architecture());
   register_architecture(realcugan_architecture());
   register_architecture(omnisr_architecture());
+  register_architecture(span_architecture());
 }
 
 }  // namespace framelift::models

@@ -10,6 +10,7 @@ Architecture srvgg_compact_architecture();  // srvgg_compact.cpp
 Architecture rrdbnet_architecture();        // rrdbnet.cpp
 Architecture realcugan_architecture();      // realcugan.cpp
 Architecture omnisr_architecture();         // omnisr.cpp
+Architecture span_architecture();           // span.cpp
 
 void register_builtin_architectures();
 

@@ -121,6 +121,20 @@ TEST(ArchCost, OmniSrMatchesTheHandCount) {
   EXPECT_EQ(wide.size_multiple, 16);
 }
 
+TEST(ArchCost, SpanMatchesTheHandCount) {
+  // src/models/span.cpp runs each Conv3XC as one 3x3 convolution (its branches composed at load):
+  // the stem (3 -> f), 6 blocks of three f -> f, the tail f -> f, the 1x1 fusion of 4f, and the
+  // upsampler f -> 3 s^2.
+  const double f = 48, s = 4;
+  const ArchCost k = cost("span", 4, {{"feature_channels", 48}, {"norm", 1}});
+  EXPECT_NEAR(k.macs_per_px, 3 * f * 9 + 19 * f * f * 9 + 4 * f * f + f * 3 * s * s * 9, 1e-6);
+  EXPECT_EQ(k.size_multiple, 1);
+  EXPECT_EQ(k.tile_overlap, 16);
+  // Four feature maps are alive at the fusion (stem, first block, last block's c1, tail).
+  EXPECT_GE(k.peak_elems_per_px, 4 * f);
+  EXPECT_NEAR(cost("span", 2, {{"feature_channels", 52}}).macs_per_px, 3 * 52 * 9 + 19 * 52 * 52 * 9 + 4 * 52 * 52 + 52 * 12 * 9, 1e-6);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;

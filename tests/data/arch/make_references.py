@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Reference checkpoints and outputs for framelift's native architectures (issue 18).
+
+Runs the upstream implementations outside the project: the architecture code comes from a
+checkout of chaiNNer-org/spandrel (or an author's repository) given on the command line, and
+nothing of it is copied here. For each small configuration it builds the upstream module with
+seeded random weights in the upstream key layout, runs it in float32 on CPU (Debian's
+python3-torch, the libtorch framelift links) on a crop of a real frame (Megamind.avi, frame 30,
+the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to this script:
+
+  NAME.pth             the state dict, as torch.save writes it (what users hold)
+  NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
+
+Usage: tests/data/arch/make_references.py /path/to/spandrel [NAME ...]
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MEGAMIND = "/usr/share/doc/opencv-doc/examples/data/Megamind.avi"
+
+
+def real_frame(w, h, frame=30):
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", MEGAMIND, "-vf", f"select=eq(n\\,{frame}),format=rgb24,crop={w}:{h}:260:180",
+         "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        check=True, capture_output=True).stdout
+    a = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
+    return torch.from_numpy(a.copy()).permute(2, 0, 1).unsqueeze(0).float() / 255.0
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        data = t.detach().contiguous().float().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+
+def seeded(module, seed):
+    """Every parameter and buffer drawn from one seed, scaled like a trained net's (fan-in)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            fan_in = p[0].numel() if p.dim() > 1 else 1
+            p.copy_(torch.randn(p.shape, generator=g) * (1.0 / fan_in) ** 0.5 * (1 if p.dim() > 1 else 0.1))
+            for prefix, factor in getattr(module, "scale_after_seeding", {}).items():
+                if name.startswith(prefix) and name.endswith("weight"):
+                    p.mul_(factor)
+    return module
+
+
+def spandrel_arch(spandrel, relative):
+    """One architecture file of spandrel, loaded alone: the package's __init__ wants packages
+    (safetensors, ...) Debian does not have, and the arch files need only spandrel.util's
+    hyper-parameter decorator, which records arguments and changes nothing in the network."""
+    import importlib.util
+    import types
+    util = types.ModuleType("spandrel.util")
+    util.store_hyperparameters = lambda **_: (lambda cls: cls)
+    sys.modules.setdefault("spandrel", types.ModuleType("spandrel"))
+    sys.modules["spandrel.util"] = util
+    path = os.path.join(spandrel, "libs", "spandrel", "spandrel", "architectures", relative)
+    spec = importlib.util.spec_from_file_location(relative.replace("/", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def span_configs(spandrel):
+    SPAN = spandrel_arch(spandrel, "SPAN/__arch/span.py").SPAN
+
+    def normalised(**kw):
+        # A trained SPAN's stem absorbs the x255 of its input normalisation; random weights do not,
+        # and their activations would reach the hundreds, which no trained network has.
+        model = SPAN(**kw)
+        model.scale_after_seeding = {"conv_1.": 1 / 255.0}
+        return model
+
+    return {
+        # feature_channels 16 (published: 48, 52), x2, with the input normalisation
+        "span-f16-x2": (lambda: normalised(num_in_ch=3, num_out_ch=3, feature_channels=16, upscale=2), 1801, (37, 29)),
+        # without normalisation (a no_norm buffer in the dict), x4
+        "span-f8-x4-nonorm": (lambda: SPAN(num_in_ch=3, num_out_ch=3, feature_channels=8, upscale=4, norm=False),
+                              1802, (23, 19)),
+    }
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    spandrel = sys.argv[1]
+    configs = {}
+    configs.update(span_configs(spandrel))
+    wanted = sys.argv[2:] or list(configs)
+    torch.set_num_threads(1)
+    for name in wanted:
+        make, seed, (w, h) = configs[name]
+        model = seeded(make(), seed).eval()
+        x = real_frame(w, h)
+        with torch.no_grad():
+            y = model(x)
+        torch.save(model.state_dict(), os.path.join(HERE, name + ".pth"))
+        write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y})
+        print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}]")
+
+
+if __name__ == "__main__":
+    main()
