@@ -6,10 +6,11 @@
 
 namespace framelift::models {
 
-Architecture srvgg_compact_architecture();  // srvgg_compact.cpp
-Architecture rrdbnet_architecture();        // rrdbnet.cpp
-Architecture realcugan_architecture();      // realcugan.cpp
-Architecture omnisr_architecture();         // omnisr.cpp
+Architecture srvgg_compact_architecture();    // srvgg_compact.cpp
+Architecture rrdbnet_architecture();          // rrdbnet.cpp
+Architecture realcugan_architecture();        // realcugan.cpp
+Architecture omnisr_architecture();           // omnisr.cpp
+Architecture waifu2x_cunet_architecture();    // realcugan.cpp: the same U-Nets, noise-only 1x
 
 void register_builtin_architectures();
 
