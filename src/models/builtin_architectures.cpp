@@ -8,6 +8,7 @@ void register_builtin_architectures() {
   register_architecture(realcugan_architecture());
   register_architecture(omnisr_architecture());
   register_architecture(waifu2x_cunet_architecture());
+  register_architecture(waifu2x_upconv7_architecture());
 }
 
 }  // namespace framelift::models

@@ -11,6 +11,7 @@ Architecture rrdbnet_architecture();          // rrdbnet.cpp
 Architecture realcugan_architecture();        // realcugan.cpp
 Architecture omnisr_architecture();           // omnisr.cpp
 Architecture waifu2x_cunet_architecture();    // realcugan.cpp: the same U-Nets, noise-only 1x
+Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
 
 void register_builtin_architectures();
 

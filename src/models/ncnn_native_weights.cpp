@@ -129,14 +129,24 @@ StateDict realcugan(const NcnnGraph& g, const StateDict& w) {
   return r.take();
 }
 
+StateDict upconv7(const NcnnGraph& g, const StateDict& w) {
+  auto layers = weighted_layers(g);
+  if (layers.size() != 7) throw layer_count_error(g, "waifu2x UpConv7", layers.size(), "7 (6 convolutions, 1 deconvolution)");
+  Renamer r(g, w);
+  for (size_t i = 0; i < layers.size(); ++i) r.map(*layers[i], str("net.", 2 * i), i < 6 ? "Convolution" : "Deconvolution");
+  return r.take();
+}
+
 }  // namespace
 
 StateDict ncnn_to_native_state_dict(const NcnnGraph& graph, const StateDict& ncnn_weights) {
   if (has_type(graph, "Deconvolution") && has_type(graph, "InnerProduct")) return realcugan(graph, ncnn_weights);
   if (has_type(graph, "PReLU") && has_type(graph, "PixelShuffle")) return compact(graph, ncnn_weights);
   if (has_type(graph, "Concat") && has_type(graph, "Eltwise")) return rrdbnet(graph, ncnn_weights);
+  // A plain chain ending in the one deconvolution: nothing else in the graph but its Input.
+  if (has_type(graph, "Deconvolution") && graph.layers.size() == 8) return upconv7(graph, ncnn_weights);
   throw Error(ErrorKind::Model, str(graph.source, ": ncnn graph is not a known export of a native architecture"
-                                                  " (Compact, RRDBNet, Real-CUGAN, waifu2x CUNet)"));
+                                                  " (Compact, RRDBNet, Real-CUGAN, waifu2x CUNet and UpConv7)"));
 }
 
 }  // namespace framelift::models

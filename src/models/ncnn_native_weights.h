@@ -7,7 +7,8 @@
 //
 // Recognised: Real-ESRGAN Compact (Convolution/PReLU chain + PixelShuffle), RRDBNet (Concat,
 // Interp upscaling steps), Real-CUGAN se and waifu2x CUNet (Deconvolution, InnerProduct
-// squeeze-excitation; the noise-only CUNet has a Convolution where UNet1 upscales).
+// squeeze-excitation; the noise-only CUNet has a Convolution where UNet1 upscales) and waifu2x
+// UpConv7 (Input, 6 Convolution, 1 Deconvolution).
 // Note: realesr-animevideov3-x2/x3 ncnn files are the x4 network followed by a bicubic Interp
 // down to 2x/3x; the native model built from them is the x4 network (the resize is not part of
 // the weights).
