@@ -6,7 +6,8 @@
 // "pro" models carry a dummy tensor "pro" and expect inputs mapped to 0.15..0.85.
 // waifu2x's noise-only CUNet (models-cunet/noiseN_model, 1x) is the same pair of U-Nets with a 3x3
 // convolution where UNet1 has its transposed one; it is registered as "waifu2x_cunet" (the 2x
-// CUNet is Real-CUGAN 2x and detected as such).
+// CUNet is Real-CUGAN 2x and detected as such). It pads 28 px inside forward() too, but leaves the
+// multiple of 4 to the caller (its declared size multiple), as its ncnn graph does.
 // Upstream: bilibili/ailab Real-CUGAN upcunet_v3.py, nagadomi/nunif waifu2x/models/cunet.py.
 #include <ATen/ATen.h>
 
