@@ -61,8 +61,10 @@ ArchCost cunet_walk(const std::string& arch, int scale) {
     w.pointwise();
   }
   // Real-CUGAN pads 18/14/19 px inside forward() and crops, so any input size goes in; the tiler
-  // adds 16 px of its own context on top.
-  return w.finish(arch, scale, 16, 1);
+  // adds 16 px of its own context on top. The noise-only CUNet pads its 28 px inside too but takes
+  // multiples of 4, as its ncnn graph does: the caller's padding to 4 is then the one the graph
+  // interpreter got, and the two paths agree on any frame size.
+  return w.finish(arch, scale, 16, scale == 1 ? 4 : 1);
 }
 
 Declaration realcugan_declaration() {

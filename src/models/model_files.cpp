@@ -21,33 +21,13 @@ namespace fs = std::filesystem;
 namespace framelift::models {
 namespace {
 
-// An ncnn export runs on its native architecture when it is one (the same weights under native
-// names: Compact, RRDBNet, Real-CUGAN; tests/models/arch_ncnn_agreement_test.cpp holds the two
-// paths to each other), which is faster and takes bf16 fully; the graph interpreter runs the rest.
-// FRAMELIFT_NCNN_GRAPH=1 forces the interpreter (the reference path for those comparisons).
 std::unique_ptr<ImageModel> open_ncnn(const fs::path& param, const fs::path& bin) {
   // The .param is parsed and the .bin read once: both paths share the tensors.
   weights::NcnnGraph graph = weights::parse_ncnn_param(param);
   weights::NcnnBinOptions bin_options;
   bin_options.weightless_custom_types = ncnn::custom_layer_types();
   const weights::StateDict ncnn_weights = weights::ncnn_to_state_dict(graph, bin, bin_options);
-  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
-  const bool graph_only = forced && std::string(forced) == "1";
-  std::unique_ptr<ImageModel> native;
-  if (!graph_only) {
-    try {
-      native = build_model(ncnn_to_native_state_dict(graph, ncnn_weights), param.string());
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Model) throw;
-    }
-  }
-  // The graph's measured geometry says the export's scale, also when the native network runs.
-  auto graph_model = std::make_unique<ncnn::NcnnModel>(std::move(graph), ncnn_weights);
-  // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
-  // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
-  const int graph_scale = graph_model->geometry().scale;
-  if (!native || graph_scale > native->info().scale) return graph_model;
-  return resized_model(std::move(native), graph_scale);
+  return open_ncnn_model(std::move(graph), ncnn_weights);
 }
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
@@ -65,6 +45,31 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
 }
 
 }  // namespace
+
+// An ncnn export runs on its native architecture when it is one (the same weights under native
+// names: Compact, RRDBNet, Real-CUGAN, waifu2x CUNet and UpConv7;
+// tests/models/arch_ncnn_agreement_test.cpp holds the two paths to each other), which is faster
+// and takes bf16 fully; the graph interpreter runs the rest.
+// FRAMELIFT_NCNN_GRAPH=1 forces the interpreter (the reference path for those comparisons).
+std::unique_ptr<ImageModel> open_ncnn_model(weights::NcnnGraph graph, const weights::StateDict& ncnn_weights) {
+  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
+  const bool graph_only = forced && std::string(forced) == "1";
+  std::unique_ptr<ImageModel> native;
+  if (!graph_only) {
+    try {
+      native = build_model(ncnn_to_native_state_dict(graph, ncnn_weights), graph.source);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Model) throw;
+    }
+  }
+  // The graph's measured geometry says the export's scale, also when the native network runs.
+  auto graph_model = std::make_unique<ncnn::NcnnModel>(std::move(graph), ncnn_weights);
+  // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
+  // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
+  const int graph_scale = graph_model->geometry().scale;
+  if (!native || graph_scale > native->info().scale) return graph_model;
+  return resized_model(std::move(native), graph_scale);
+}
 
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
   return open_file(library::resolve_model_file(name_or_path));

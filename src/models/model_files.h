@@ -8,16 +8,22 @@
 #include <vector>
 
 #include "infer/image_model.h"
+#include "weights/ncnn_param.h"
+#include "weights/state_dict.h"
 
 namespace framelift::models {
 
 // Throws Error(Model) naming the model and, for an unknown name, the closest known names.
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path);
 
+// An ncnn export given as its parsed graph and weights (weights::ncnn_to_state_dict's): its native
+// architecture when one matches, else the graph interpreter (FRAMELIFT_NCNN_GRAPH=1: always).
+std::unique_ptr<ImageModel> open_ncnn_model(weights::NcnnGraph graph, const weights::StateDict& ncnn_weights);
+
 // A network whose weights are (1 - t) * a + t * b, for two weight sets of one ncnn graph (waifu2x
 // noise levels, Real-CUGAN denoise strengths): a strength between two trained levels, the way
-// Real-ESRGAN blends general-x4v3 with its denoise twin. Throws Error(Model) when the two are not
-// the same network.
+// Real-ESRGAN blends general-x4v3 with its denoise twin; native like open_model's. Throws
+// Error(Model) when the two are not the same network.
 std::unique_ptr<ImageModel> open_blended_model(const std::string& a, const std::string& b, double t);
 
 // What `framelift models info` prints, as JSON: the file(s), format, and the detected

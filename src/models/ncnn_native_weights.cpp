@@ -107,7 +107,10 @@ StateDict realcugan(const NcnnGraph& g, const StateDict& w) {
   unet_conv("unet1.conv2", true);
   names.push_back({"unet1.conv2_up", "Deconvolution"});
   names.push_back({"unet1.conv3", "Convolution"});
-  names.push_back({"unet1.conv_bottom", "Deconvolution"});
+  // waifu2x's noise-only CUNet has a convolution here, the only layer where the two differ.
+  auto layers = weighted_layers(g);
+  const bool one_x = layers.size() > names.size() && layers[names.size()]->type == "Convolution";
+  names.push_back({"unet1.conv_bottom", one_x ? "Convolution" : "Deconvolution"});
   unet_conv("unet2.conv1", false);
   names.push_back({"unet2.conv1_down", "Convolution"});
   unet_conv("unet2.conv2", true);
@@ -118,12 +121,19 @@ StateDict realcugan(const NcnnGraph& g, const StateDict& w) {
   names.push_back({"unet2.conv4_up", "Deconvolution"});
   names.push_back({"unet2.conv5", "Convolution"});
   names.push_back({"unet2.conv_bottom", "Convolution"});
-  auto layers = weighted_layers(g);
   if (layers.size() == names.size() + 1) names.push_back({"conv_final", "Convolution"});  // 4x
   if (layers.size() != names.size())
     throw layer_count_error(g, "Real-CUGAN", layers.size(), str(names.size() - 1, " (2x, 3x) or ", names.size(), " (4x)"));
   Renamer r(g, w);
   for (size_t i = 0; i < layers.size(); ++i) r.map(*layers[i], names[i].first, names[i].second);
+  return r.take();
+}
+
+StateDict upconv7(const NcnnGraph& g, const StateDict& w) {
+  auto layers = weighted_layers(g);
+  if (layers.size() != 7) throw layer_count_error(g, "waifu2x UpConv7", layers.size(), "7 (6 convolutions, 1 deconvolution)");
+  Renamer r(g, w);
+  for (size_t i = 0; i < layers.size(); ++i) r.map(*layers[i], str("net.", 2 * i), i < 6 ? "Convolution" : "Deconvolution");
   return r.take();
 }
 
@@ -133,8 +143,10 @@ StateDict ncnn_to_native_state_dict(const NcnnGraph& graph, const StateDict& ncn
   if (has_type(graph, "Deconvolution") && has_type(graph, "InnerProduct")) return realcugan(graph, ncnn_weights);
   if (has_type(graph, "PReLU") && has_type(graph, "PixelShuffle")) return compact(graph, ncnn_weights);
   if (has_type(graph, "Concat") && has_type(graph, "Eltwise")) return rrdbnet(graph, ncnn_weights);
+  // A plain chain ending in the one deconvolution: nothing else in the graph but its Input.
+  if (has_type(graph, "Deconvolution") && graph.layers.size() == 8) return upconv7(graph, ncnn_weights);
   throw Error(ErrorKind::Model, str(graph.source, ": ncnn graph is not a known export of a native architecture"
-                                                  " (Compact, RRDBNet, Real-CUGAN)"));
+                                                  " (Compact, RRDBNet, Real-CUGAN, waifu2x CUNet and UpConv7)"));
 }
 
 }  // namespace framelift::models

@@ -4,7 +4,11 @@
 // input. The convolutions are unpadded, so the input is reflect-padded (18/14/19 px for 2x/3x/4x)
 // and rounded up to the size multiple (2, 4, 2) inside forward(); callers see out = scale * in.
 // "pro" models carry a dummy tensor "pro" and expect inputs mapped to 0.15..0.85.
-// Upstream: bilibili/ailab Real-CUGAN upcunet_v3.py.
+// waifu2x's noise-only CUNet (models-cunet/noiseN_model, 1x) is the same pair of U-Nets with a 3x3
+// convolution where UNet1 has its transposed one; it is registered as "waifu2x_cunet" (the 2x
+// CUNet is Real-CUGAN 2x and detected as such). It pads 28 px inside forward() too, but leaves the
+// multiple of 4 to the caller (its declared size multiple), as its ncnn graph does.
+// Upstream: bilibili/ailab Real-CUGAN upcunet_v3.py, nagadomi/nunif waifu2x/models/cunet.py.
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
@@ -61,27 +65,34 @@ struct UNet1 {
   UNetConv conv1, conv2;
   Conv2d conv1_down, conv3;
   ConvTranspose2d conv2_up, conv_bottom;
+  Conv2d conv_bottom_1x;  // waifu2x noise-only: in place of conv_bottom
+  bool upscales = true;
 
   UNet1() = default;
-  // The bottom deconvolution: kernel 4 stride 2 for 2x/4x, kernel 5 stride 3 for 3x.
+  // The bottom deconvolution: kernel 4 stride 2 for 2x/4x, kernel 5 stride 3 for 3x; 1x has an
+  // unpadded 3x3 convolution there.
   UNet1(WeightReader& r, int64_t in, int64_t out, int64_t up)
       : conv1(r, "unet1.conv1", in, 32, 64, false),
         conv2(r, "unet1.conv2", 64, 128, 64, true),
         conv1_down(read_conv(r, "unet1.conv1_down", 64, 64, 2, 2, 0)),
         conv3(read_conv(r, "unet1.conv3", 64, 64, 3, 1, 0)),
         conv2_up(read_deconv(r, "unet1.conv2_up", 64, 64, 2, 2, 0)),
-        conv_bottom(up == 3 ? read_deconv(r, "unet1.conv_bottom", 64, out, 5, 3, 2)
-                            : read_deconv(r, "unet1.conv_bottom", 64, out, 4, 2, 3)) {}
+        upscales(up != 1) {
+    if (up == 1) conv_bottom_1x = read_conv(r, "unet1.conv_bottom", 64, out, 3, 1, 0);
+    else if (up == 3) conv_bottom = read_deconv(r, "unet1.conv_bottom", 64, out, 5, 3, 2);
+    else conv_bottom = read_deconv(r, "unet1.conv_bottom", 64, out, 4, 2, 3);
+  }
 
   at::Tensor operator()(const at::Tensor& x) const {
     at::Tensor x1 = conv1(x);
     at::Tensor x2 = lrelu(conv2_up(conv2(lrelu(conv1_down(x1)))));
-    return conv_bottom(lrelu(conv3(crop(x1, 4) + x2)));
+    at::Tensor y = lrelu(conv3(crop(x1, 4) + x2));
+    return upscales ? conv_bottom(y) : conv_bottom_1x(y);
   }
   void visit_weights(const TensorVisitor& f) {
     conv1.visit_weights(f);
     conv2.visit_weights(f);
-    for (Conv2d* c : {&conv1_down, &conv3}) visit(*c, f);
+    for (Conv2d* c : {&conv1_down, &conv3, &conv_bottom_1x}) visit(*c, f);
     for (ConvTranspose2d* c : {&conv2_up, &conv_bottom}) visit(*c, f);
   }
 };
@@ -122,7 +133,12 @@ struct Geometry {
   int64_t pad, multiple;
 };
 
-Geometry geometry(int scale) { return scale == 3 ? Geometry{14, 4} : scale == 4 ? Geometry{19, 2} : Geometry{18, 2}; }
+// 1x: UNet1 crops 8 px a side and UNet2 20 at the input size, and UNet2's two poolings need a
+// multiple of 4 (waifu2x-ncnn-vulkan's prepadding 28 for these models).
+Geometry geometry(int scale) {
+  if (scale == 1) return {28, 4};
+  return scale == 3 ? Geometry{14, 4} : scale == 4 ? Geometry{19, 2} : Geometry{18, 2};
+}
 
 class RealCugan : public NativeModel {
  public:
@@ -146,7 +162,8 @@ class RealCugan : public NativeModel {
     const int64_t ph = (h0 + g.multiple - 1) / g.multiple * g.multiple;
     const int64_t pw = (w0 + g.multiple - 1) / g.multiple * g.multiple;
     if (g.pad + ph - h0 >= h0 || g.pad + pw - w0 >= w0) {
-      throw Error(ErrorKind::Model, str(source_, ": input ", w0, "x", h0, " is too small for Real-CUGAN's ", g.pad,
+      throw Error(ErrorKind::Model, str(source_, ": input ", w0, "x", h0, " is too small for ",
+                                        scale == 1 ? "CUNet's " : "Real-CUGAN's ", g.pad,
                                         "-pixel reflect padding (use at least ", g.pad + g.multiple, "x", g.pad + g.multiple, ")"));
     }
     at::Tensor x = pro_ ? input * 0.7 + 0.15 : input;
@@ -173,7 +190,8 @@ class RealCugan : public NativeModel {
   Conv2d conv_final_;
 };
 
-std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
+// Either architecture of the two U-Nets; the registered detectors keep their own.
+std::optional<DetectedArch> detect_unets(const weights::StateDict& dict, const std::string& source) {
   if (!dict.count("unet1.conv1.conv.0.weight") || !dict.count("unet2.conv_bottom.weight")) return std::nullopt;
   auto in = dim_of(dict, "unet1.conv1.conv.0.weight", 4, 1);
   auto bottom_k = dim_of(dict, "unet1.conv_bottom.weight", 4, 2);
@@ -188,6 +206,10 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
       throw Error(ErrorKind::Model, str(source, ": Real-CUGAN 2x \"fast\" (pixel-unshuffle) models are not supported"));
     d.scale = 4;
     d.out_channels = 3;
+  } else if (*bottom_k == 3) {
+    d.arch = "waifu2x_cunet";
+    d.scale = 1;
+    d.out_channels = static_cast<int>(*out);
   } else if (*bottom_k == 5) {
     d.scale = 3;
     d.out_channels = static_cast<int>(*out);
@@ -195,17 +217,26 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     d.scale = 2;
     d.out_channels = static_cast<int>(*out);
   }
-  d.variant = dict.count("pro") ? "pro" : "se";
+  if (d.arch == "realcugan") d.variant = dict.count("pro") ? "pro" : "se";
   return d;
+}
+
+std::function<std::optional<DetectedArch>(const weights::StateDict&, const std::string&)> detect(const std::string& arch) {
+  return [arch](const weights::StateDict& dict, const std::string& source) -> std::optional<DetectedArch> {
+    auto d = detect_unets(dict, source);
+    if (!d || d->arch != arch) return std::nullopt;
+    return d;
+  };
+}
+
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  return std::make_unique<RealCugan>(dict, d, source, dict.count("pro") != 0);
 }
 
 }  // namespace
 
-Architecture realcugan_architecture() {
-  return {"realcugan", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<RealCugan>(dict, d, source, dict.count("pro") != 0);
-          }};
-}
+Architecture realcugan_architecture() { return {"realcugan", detect("realcugan"), build}; }
+
+Architecture waifu2x_cunet_architecture() { return {"waifu2x_cunet", detect("waifu2x_cunet"), build}; }
 
 }  // namespace framelift::models

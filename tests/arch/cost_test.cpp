@@ -57,6 +57,17 @@ TEST(ArchCost, CunetTwoXMatchesTheNcnnGraphConvolutions) {
   EXPECT_EQ(cost("realcugan", 2).macs_per_px, c.macs_per_px);  // the same two U-Nets
 }
 
+TEST(ArchCost, CunetNoiseOnlyMatchesTheNcnnGraphConvolutions) {
+  // waifu2x models-cunet/noise0_model.param: UNet1 ends in a 3x3 conv (1728) where 2x has its
+  // deconvolution (3072); the pooled U-Net takes multiples of 4, as the graph does.
+  const double weights = 864 + 18432 + 16384 + 73728 + 73728 + 16384 + 36864 + 1728 + 864 + 18432 + 16384 + 36864 +
+                         73728 + 65536 + 294912 + 294912 + 65536 + 73728 + 36864 + 16384 + 36864 + 1728;
+  const ArchCost c = cost("waifu2x_cunet", 1);
+  EXPECT_NEAR(c.params, weights, weights * 0.01);
+  EXPECT_EQ(c.size_multiple, 4);
+  EXPECT_EQ(cost("waifu2x_cunet", 2).size_multiple, 1);
+}
+
 TEST(ArchCost, RealCuganThreeXIsTheDearest) {
   // 3x runs UNet2 at 9x the input area on 3 channels; 4x runs it at 4x the area on 64 channels
   // and finishes with a pixel shuffle, which is cheaper.

@@ -14,19 +14,28 @@
 namespace framelift::test {
 
 at::Tensor real_frame(int w, int h, int frame) {
+  // The clip is 4:2:0, so ffmpeg crops even sizes only: an odd side is cut from the next even one.
+  const int ew = w + w % 2, eh = h + h % 2;
   const auto raw = temp_dir("arch-frame") / "frame.rgb";
   std::string out;
   const int rc = run_command(
       framelift::str("ffmpeg -v error -y -i /usr/share/doc/opencv-doc/examples/data/Megamind.avi -vf "
-                     "\"select=eq(n\\,", frame, "),crop=", w, ":", h, ":260:180\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '",
+                     "\"select=eq(n\\,", frame, "),crop=", ew, ":", eh, ":260:180\" -frames:v 1 -f rawvideo -pix_fmt rgb24 '",
                      raw.string(), "'"),
       &out);
   EXPECT_EQ(rc, 0) << out;
   std::ifstream in(raw, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(bytes.size(), static_cast<size_t>(w) * h * 3);
-  if (bytes.size() != static_cast<size_t>(w) * h * 3) return {};
-  return at::from_blob(bytes.data(), {h, w, 3}, at::kByte).permute({2, 0, 1}).unsqueeze(0).to(at::kFloat).div(255.0);
+  EXPECT_EQ(bytes.size(), static_cast<size_t>(ew) * eh * 3);
+  if (bytes.size() != static_cast<size_t>(ew) * eh * 3) return {};
+  return at::from_blob(bytes.data(), {eh, ew, 3}, at::kByte)
+      .permute({2, 0, 1})
+      .unsqueeze(0)
+      .to(at::kFloat)
+      .div(255.0)
+      .narrow(2, 0, h)
+      .narrow(3, 0, w)
+      .contiguous();
 }
 
 void write_png(const at::Tensor& image, const std::filesystem::path& png) {

@@ -9,7 +9,7 @@
 
 namespace framelift::test {
 
-// A w x h RGB crop of frame 30 of the Megamind clip (a face: detail and flat areas), as float
+// A w x h RGB crop of frame 30 of the Megamind clip (a face: detail and flat areas; odd sizes too), as float
 // [1, 3, h, w] in [0, 1]. Undefined tensor (and a test failure) when ffmpeg cannot make it.
 at::Tensor real_frame(int w, int h, int frame = 30);
 

@@ -151,6 +151,36 @@ TEST(ArchSynthetic, MissingUnexpectedAndUnknownTensors) {
   EXPECT_NE(msg.find("not in_channels (3) times a square scale"), std::string::npos) << msg;
 }
 
+// waifu2x's luma models (1 -> 1 channel) have the same layout; "net.N" keys are common, so any
+// other index set is not UpConv7.
+TEST(ArchSynthetic, UpConv7LumaAndStrictKeys) {
+  StateDict d;
+  int64_t in = 1;
+  for (int64_t i = 0; i < 6; ++i) {
+    const int64_t out = std::vector<int64_t>{16, 32, 64, 128, 128, 256}[i];
+    add_conv(d, str("net.", 2 * i), in, out);
+    in = out;
+  }
+  d["net.12.weight"] = ft::random_weight({256, 1, 4, 4});
+  d["net.12.bias"] = ft::random_weight({1});
+  auto found = fm::detect(d);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->arch, "waifu2x_upconv7");
+  EXPECT_EQ(found->scale, 2);
+  EXPECT_EQ(found->in_channels, 1);
+  auto model = fm::build_model(d, "test.pth");
+  EXPECT_EQ(model->forward(at::rand({1, 1, 9, 11})).sizes(), (std::vector<int64_t>{1, 1, 18, 22}));
+  try {
+    model->forward(at::rand({1, 1, 7, 20}));
+    FAIL() << "expected an error for a 20x7 input";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "test.pth: input 20x7 is too small for UpConv7's 7-pixel reflect padding (use at least 8x8)");
+  }
+  add_conv(d, "net.14", 1, 1);
+  const std::string msg = error_of(d);
+  EXPECT_NE(msg.find("unsupported architecture"), std::string::npos) << msg;
+}
+
 TEST(ArchSynthetic, DescribeModelIsJson) {
   auto j = nlohmann::json::parse(fm::describe_model(rrdb_new(12, 8, 1, 4, 2)));
   EXPECT_EQ(j["arch"], "rrdbnet");
