@@ -14,6 +14,7 @@ namespace framelift::test {
 namespace {
 
 struct Case {
+  const char* name;  // the test's name: the graph's characters are not allowed in one
   const char* graph;
   bool whole_video;  // expected: run as one segment
 };
@@ -47,10 +48,12 @@ TEST_P(SegmentedFilters, AJobWritesTheFramesOfAWholeRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Graphs, SegmentedFilters,
-                         ::testing::Values(Case{"select=gte(n\\\\,5)", true}, Case{"select=gte(t\\\\,0.5)", true},
-                                           Case{"hue=h=n*10", true}, Case{"fade=in:0:30", true},
-                                           Case{"framestep=2", true}, Case{"hue=h=t*10", false},
-                                           Case{"crop=iw-8:ih-8,unsharp", false}));
+                         ::testing::Values(Case{"SelectByCounter", "select=gte(n\\\\,5)", true},
+                                           Case{"SelectByTime", "select=gte(t\\\\,0.5)", true},
+                                           Case{"HueByCounter", "hue=h=n*10", true}, Case{"FadeByFrames", "fade=in:0:30", true},
+                                           Case{"Framestep", "framestep=2", true}, Case{"HueByTime", "hue=h=t*10", false},
+                                           Case{"CropUnsharp", "crop=iw-8:ih-8,unsharp", false}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace framelift::test
