@@ -16,6 +16,7 @@
 #include "util/profiler.h"
 #include "util/stop.h"
 #include "util/str.h"
+#include "util/tile_spans.h"
 
 namespace framelift::infer {
 namespace {
@@ -47,15 +48,11 @@ struct Tile {
 };
 
 std::vector<Tile> tiles_of(int64_t h, int64_t w, int tile, int overlap) {
+  // Real context from the frame where it exists; run_whole pads only at the frame's edges.
   std::vector<Tile> tiles;
-  for (int64_t y0 = 0; y0 < h; y0 += tile) {
-    for (int64_t x0 = 0; x0 < w; x0 += tile) {
-      const int64_t y1 = std::min(h, y0 + tile), x1 = std::min(w, x0 + tile);
-      // Real context from the frame where it exists; run_whole pads only at the frame's edges.
-      tiles.push_back({y0, y1, x0, x1, std::max<int64_t>(0, y0 - overlap), std::min(h, y1 + overlap),
-                       std::max<int64_t>(0, x0 - overlap), std::min(w, x1 + overlap)});
-    }
-  }
+  for (const TileSpan& y : tile_spans(h, tile, overlap))
+    for (const TileSpan& x : tile_spans(w, tile, overlap))
+      tiles.push_back({y.begin, y.end, x.begin, x.end, y.window_begin, y.window_end, x.window_begin, x.window_end});
   return tiles;
 }
 

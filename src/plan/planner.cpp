@@ -6,6 +6,7 @@
 
 #include "plan/format.h"
 #include "util/str.h"
+#include "util/tile_spans.h"
 
 namespace framelift::plan {
 
@@ -33,13 +34,13 @@ TiledPixels tiled_input_pixels(double w, double h, int tile, int overlap, int mu
   if (tile <= 0 || tile >= std::max(w, h)) return {up(w) * up(h), 1, up(w) * up(h)};
   // Tiles are separable: the windows' widths along x times their heights along y.
   auto windows = [&](double side, double* sum, double* largest) {
-    int n = 0;
-    for (double a = 0; a < side; a += tile, ++n) {
-      const double window = up(std::min(side, a + tile + overlap) - std::max(0.0, a - overlap));
+    const auto spans = tile_spans(int64_t(side), tile, overlap);
+    for (const TileSpan& s : spans) {
+      const double window = up(double(s.window_end - s.window_begin));
       *sum += window;
       *largest = std::max(*largest, window);
     }
-    return n;
+    return int(spans.size());
   };
   double sx = 0, sy = 0, lx = 0, ly = 0;
   const int nx = windows(w, &sx, &lx), ny = windows(h, &sy, &ly);

@@ -39,16 +39,20 @@ TEST(Tiler, TiledEqualsUntiledOnRealFootage) {
 // The waifu2x networks that run natively in place of their ncnn graphs: UpConv7 sees 7 px around
 // each pixel, well inside the 16 px of context; the CUNet's squeeze-excitation means see the whole
 // window, so its tiles come close to the whole frame without being exact (48 dB measured, as the
-// graph interpreter's would: the means are part of the network). The CUNet reflects 28 px inside
-// each window, so its frame leaves no edge tile under 29 px even without overlap.
+// graph interpreter's would: the means are part of the network), and context does not bring it
+// closer (the means of a wider window are no nearer the frame's): 46.5 dB with 16 px, 47.8 without.
+// The CUNet reflects 28 px inside each window; the tiler's equal spans (util/tile_spans.h) leave
+// no window under half a tile plus its context, and 140x72 in 64 px tiles once left one of 28x24.
 TEST(Tiler, Waifu2xNativeTiledEqualsUntiled) {
   struct Named {
     const char* name;
     int w, h;
     double min_db;
+    bool context_helps;
   };
-  for (auto [name, w, h, min_db] :
-       {Named{"waifu2x-upconv7-anime-2x-noise1", 150, 110, 50.0}, Named{"waifu2x-cunet-noise2", 160, 120, 45.0}}) {
+  for (auto [name, w, h, min_db, context_helps] :
+       {Named{"waifu2x-upconv7-anime-2x-noise1", 150, 110, 50.0, true}, Named{"waifu2x-cunet-noise2", 160, 120, 45.0, false},
+        Named{"waifu2x-cunet-noise1", 140, 72, 45.0, false}}) {
     std::unique_ptr<models::ImageModel> model;
     try {
       model = models::open_model(name);
@@ -65,7 +69,7 @@ TEST(Tiler, Waifu2xNativeTiledEqualsUntiled) {
     const double no_context = psnr(upscale_tiled(*model, frame, {.tile = 64, .overlap = 0}), whole);
     std::printf("%s: tiled (64 px, overlap 16) vs untiled %.2f dB, without overlap %.2f dB\n", name, p, no_context);
     EXPECT_GE(p, min_db) << name;
-    EXPECT_LT(no_context, p) << name;
+    if (context_helps) EXPECT_LT(no_context, p) << name;
   }
 }
 
@@ -84,16 +88,17 @@ TEST(Tiler, BatchedTilesGiveTheSameFrameInFewerCalls) {
   if (library::available_model_names().empty()) GTEST_SKIP() << "no models: run scripts/setup.sh";
   auto model = models::open_model("realesr-animevideov3-x2");
   at::InferenceMode guard;
-  // Two frames (a frame batch) of 200x150 in 32 px tiles with 8 px of context: 7 x 5 = 35 tiles.
-  // Window widths by column: 40, 48 (five times), 16; heights by row: 40, 48 (three times), 30.
-  // Same-size groups: 15 of 48x48, 5 each of 40x48 / 30x48 (h x w), 3 each of 48x40 / 48x16, and
-  // four single corners: at 4 per call 4 + 2 + 2 + 1 + 1 + 4 = 14 calls.
+  // Two frames (a frame batch) of 200x150 in 32 px tiles with 8 px of context: 7 x 5 = 35 tiles
+  // (util/tile_spans.h: columns of 29, 29, 29, 29, 28, 28, 28 px, rows of 30). Window widths by
+  // column: 37, 45 (three times), 44 (twice), 36; heights by row: 38, 46 (three times), 38.
+  // Same-size groups (h x w): 9 of 46x45, 6 each of 46x44 / 38x45, 4 of 38x44, 3 each of 46x37 /
+  // 46x36, 2 each of 38x37 / 38x36: at 4 per call 3 + 2 + 2 + 1 + 1 + 1 + 1 + 1 = 12 calls.
   at::Tensor frames = at::stack({real_frame(200, 150), real_frame(200, 150).flip(2)});
   at::Tensor one_by_one, batched;
   const int64_t single = calls_of(*model, frames, {.tile = 32, .overlap = 8}, &one_by_one);
   const int64_t fewer = calls_of(*model, frames, {.tile = 32, .overlap = 8, .batch = 4}, &batched);
   EXPECT_EQ(single, 35);
-  EXPECT_EQ(fewer, 14);
+  EXPECT_EQ(fewer, 12);
   ASSERT_EQ(batched.sizes(), one_by_one.sizes());
   // The same network on the same windows: equal up to float summation order.
   EXPECT_LT((batched - one_by_one).abs().max().item<double>(), 1e-4);

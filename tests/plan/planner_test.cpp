@@ -231,12 +231,13 @@ TEST(Report, JsonTextAndHtmlCarryTheRecommendation) {
 }
 
 TEST(Planner, ForcedTileIsUsedAndCountsTheTilesContextLikeTheTiler) {
-  // 100 x 70 in 64 px tiles with 10 px of context: windows 74 + 46 wide, 70 + 16 high (clipped
-  // at the frame's edges), four calls.
+  // 100 x 70 in 64 px tiles with 10 px of context: two spans of 50 along x, two of 35 along y
+  // (util/tile_spans.h: equal spans, no remainder tile), windows 60 + 60 wide, 45 + 45 high
+  // (clipped at the frame's edges), four calls.
   const TiledPixels t = tiled_input_pixels(100, 70, 64, 10, 1);
   EXPECT_EQ(t.calls, 4);
-  EXPECT_DOUBLE_EQ(t.total, (74.0 + 46.0) * (70.0 + 16.0));
-  EXPECT_DOUBLE_EQ(t.largest, 74.0 * 70.0);
+  EXPECT_DOUBLE_EQ(t.total, (60.0 + 60.0) * (45.0 + 45.0));
+  EXPECT_DOUBLE_EQ(t.largest, 60.0 * 45.0);
   // A tile at least as large as the frame is the whole frame, padded to the multiple.
   EXPECT_DOUBLE_EQ(tiled_input_pixels(100, 70, 128, 10, 4).total, 100.0 * 72.0);
   EXPECT_EQ(tiled_input_pixels(100, 70, 0, 10, 1).calls, 1);
