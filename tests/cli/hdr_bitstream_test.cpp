@@ -49,6 +49,13 @@ HdrFrames hdr_frames(const fs::path& file) {
   return h;
 }
 
+// ffprobe's "num/den" as a number (0 when it is not one).
+double ratio(const std::string& fraction) {
+  const size_t slash = fraction.find('/');
+  if (fraction.empty() || slash == std::string::npos) return 0;
+  return std::stod(fraction.substr(0, slash)) / std::stod(fraction.substr(slash + 1));
+}
+
 // The video of `file` copied into a container-less stream.
 fs::path bare_stream(const fs::path& file, const std::string& format) {
   const fs::path bare = file.parent_path() / (file.stem().string() + "." + format);
@@ -70,9 +77,7 @@ void expect_source_hdr10(const HdrFrames& h, int frames) {
   EXPECT_EQ(h.with_light, frames) << "frames without the content light level";
   // make-test-media.sh: L(10000000,1) = 1000 cd/m2, max-cll=1000,400.
   EXPECT_NE(h.max_luminance, "");
-  EXPECT_NEAR(std::stod(h.max_luminance.substr(0, h.max_luminance.find('/'))) /
-                  std::stod(h.max_luminance.substr(h.max_luminance.find('/') + 1)),
-              1000.0, 0.5)
+  EXPECT_NEAR(ratio(h.max_luminance), 1000.0, 0.5)
       << h.max_luminance;
   EXPECT_EQ(h.max_content, 1000);
   EXPECT_EQ(h.max_average, 400);
@@ -107,9 +112,7 @@ TEST(HdrBitstream, SvtAv1CarriesMasteringDisplayAndLightLevelInMetadataObus) {
   ASSERT_GT(h.with_light, 0) << "no content light level in the AV1 bitstream";
   EXPECT_EQ(h.max_content, 1000);
   EXPECT_EQ(h.max_average, 400);
-  EXPECT_NEAR(std::stod(h.max_luminance.substr(0, h.max_luminance.find('/'))) /
-                  std::stod(h.max_luminance.substr(h.max_luminance.find('/') + 1)),
-              1000.0, 0.5)
+  EXPECT_NEAR(ratio(h.max_luminance), 1000.0, 0.5)
       << h.max_luminance;
 }
 
@@ -139,9 +142,7 @@ TEST(HdrBitstream, AomAv1GetsMetadataObusSplicedIntoEveryKeyFrame) {
     EXPECT_EQ(h.max_content, 1000);
     EXPECT_EQ(h.max_average, 400);
     ASSERT_NE(h.max_luminance, "");
-    EXPECT_NEAR(std::stod(h.max_luminance.substr(0, h.max_luminance.find('/'))) /
-                    std::stod(h.max_luminance.substr(h.max_luminance.find('/') + 1)),
-                1000.0, 0.5)
+    EXPECT_NEAR(ratio(h.max_luminance), 1000.0, 0.5)
         << h.max_luminance;
   }
 }
