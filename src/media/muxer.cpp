@@ -210,13 +210,13 @@ void Muxer::commit_final() {
     // name next to it may still work (a transient fault); else it stays under its partial name.
     finished_ = true;
     fs::path kept = temp_path_;
+    std::string advice;
     try {
       kept = commit_file_aside(temp_path_, final_path_);
     } catch (const Error&) {
-      throw Error(ErrorKind::Output, str(e.what(), "; the finished result was kept as ", kept.string(),
-                                         " (move it away: the next run on this output clears partial files)"));
+      advice = " (move it away: the next run on this output clears partial files)";
     }
-    throw Error(ErrorKind::Output, str(e.what(), "; the finished result was kept as ", kept.string()));
+    throw Error(ErrorKind::Output, str(e.what(), "; the finished result was kept as ", kept.string(), advice));
   }
 }
 
