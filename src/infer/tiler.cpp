@@ -50,8 +50,9 @@ struct Tile {
 std::vector<Tile> tiles_of(int64_t h, int64_t w, int tile, int overlap) {
   // Real context from the frame where it exists; run_whole pads only at the frame's edges.
   std::vector<Tile> tiles;
+  const std::vector<TileSpan> columns = tile_spans(w, tile, overlap);
   for (const TileSpan& y : tile_spans(h, tile, overlap))
-    for (const TileSpan& x : tile_spans(w, tile, overlap))
+    for (const TileSpan& x : columns)
       tiles.push_back({y.begin, y.end, x.begin, x.end, y.window_begin, y.window_end, x.window_begin, x.window_end});
   return tiles;
 }
