@@ -18,15 +18,15 @@ struct ArchCost {
   int tile_overlap = 0;           // input pixels of context a tile needs on each side
   int size_multiple = 1;          // inputs are padded up to a multiple of this
   bool tiled = true;              // false: the whole frame goes through at once (RIFE)
-  // How a call's time grows with its input pixels: time ~ pixels^size_exponent. Convolution nets
-  // at full resolution are linear (1); RIFE, whose layers run at 1/4 to 1/16 of the frame, uses
-  // the device better on larger frames: measured 0.8 on a CPU between 160x120 and 960x704
-  // (docs/planner.md). Efficiencies are defined for a call on one megapixel.
-  double size_exponent = 1;
+  // A call's fixed cost, in input pixels of work: time ~ pixels + call_overhead_px. Convolution
+  // nets at full resolution have none worth counting (0). RIFE does: its dozens of layers at 1/4
+  // to 1/16 of the frame cost per call what a larger frame hardly adds to. Fitted on a CPU (bf16)
+  // between 240x176 and 960x704, and consistent with CI's machines, where a power law fitted on
+  // one machine was 25% off on another (docs/planner.md).
+  double call_overhead_px = 0;
 
   double flops_per_px() const { return 2 * macs_per_px; }
-  // FLOPs of one call on `pixels`, in "effective" units: scaled by (pixels / 1 Mpx)^(exponent - 1)
-  // so that one efficiency figure holds for every call size.
+  // FLOPs of one call on `pixels`, its fixed cost counted as that much more input.
   double effective_flops(double pixels) const;
 };
 

@@ -6,8 +6,7 @@
 namespace framelift::arch {
 
 double ArchCost::effective_flops(double pixels) const {
-  const double flops = flops_per_px() * pixels;
-  return size_exponent == 1 || pixels <= 0 ? flops : flops * std::pow(pixels / 1e6, size_exponent - 1);
+  return pixels <= 0 ? 0 : flops_per_px() * (pixels + call_overhead_px);
 }
 
 // The input and the output of a layer are both alive while it runs, on top of every kept skip.
