@@ -13,6 +13,7 @@ const std::vector<Declaration>& declarations() {
       realcugan_declaration(),      //
       omnisr_declaration(),         //
       span_declaration(),           //
+      swinir_declaration(),         //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

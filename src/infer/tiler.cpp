@@ -47,11 +47,11 @@ struct Tile {
   std::pair<int64_t, int64_t> window_size() const { return {cy1 - cy0, cx1 - cx0}; }
 };
 
-std::vector<Tile> tiles_of(int64_t h, int64_t w, int tile, int overlap) {
+std::vector<Tile> tiles_of(int64_t h, int64_t w, int tile, int overlap, int align) {
   // Real context from the frame where it exists; run_whole pads only at the frame's edges.
   std::vector<Tile> tiles;
-  const std::vector<TileSpan> columns = tile_spans(w, tile, overlap);
-  for (const TileSpan& y : tile_spans(h, tile, overlap))
+  const std::vector<TileSpan> columns = tile_spans(w, tile, overlap, align);
+  for (const TileSpan& y : tile_spans(h, tile, overlap, align))
     for (const TileSpan& x : columns)
       tiles.push_back({y.begin, y.end, x.begin, x.end, y.window_begin, y.window_end, x.window_begin, x.window_end});
   return tiles;
@@ -62,7 +62,7 @@ at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, i
   const int s = model.info().scale;
   // Only windows of one size stack into a batch: group them (all interior tiles, usually).
   std::map<std::pair<int64_t, int64_t>, std::vector<Tile>> by_size;
-  for (const Tile& t : tiles_of(h, w, tile, overlap)) by_size[t.window_size()].push_back(t);
+  for (const Tile& t : tiles_of(h, w, tile, overlap, model.info().size_multiple)) by_size[t.window_size()].push_back(t);
   at::Tensor out;
   for (const auto& [size, group] : by_size) {
     for (size_t first = 0; first < group.size(); first += size_t(batch)) {

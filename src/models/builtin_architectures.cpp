@@ -10,6 +10,7 @@ void register_builtin_architectures() {
   register_architecture(waifu2x_cunet_architecture());
   register_architecture(waifu2x_upconv7_architecture());
   register_architecture(span_architecture());
+  register_architecture(swinir_architecture());
 }
 
 }  // namespace framelift::models

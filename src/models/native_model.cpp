@@ -24,7 +24,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 WeightReader::WeightReader(const weights::StateDict& dict, std::string source)
     : dict_(dict), source_(std::move(source)) {}
 
-at::Tensor WeightReader::tensor(const std::string& key, const std::vector<int64_t>& shape) {
+const at::Tensor& WeightReader::checked(const std::string& key, const std::vector<int64_t>& shape) {
   auto it = dict_.find(key);
   if (it == dict_.end()) throw Error(ErrorKind::Model, framelift::str(source_, ": missing tensor ", key));
   const at::Tensor& t = it->second;
@@ -34,11 +34,18 @@ at::Tensor WeightReader::tensor(const std::string& key, const std::vector<int64_
     throw Error(ErrorKind::Model, framelift::str(source_, ": tensor ", key, " has shape ", t.sizes(),
                                                  ", expected ", shape_text(shape)));
   }
+  used_.insert(key);
+  return t;
+}
+
+at::Tensor WeightReader::tensor(const std::string& key, const std::vector<int64_t>& shape) {
+  const at::Tensor& t = checked(key, shape);
   if (!t.is_floating_point())
     throw Error(ErrorKind::Model, framelift::str(source_, ": tensor ", key, " is not floating point (", t.scalar_type(), ")"));
-  used_.insert(key);
   return t.to(at::kFloat).contiguous();
 }
+
+void WeightReader::recomputed(const std::string& key, const std::vector<int64_t>& shape) { checked(key, shape); }
 
 void WeightReader::expect_all_used() const {
   for (const auto& [key, value] : dict_) {

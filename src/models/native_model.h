@@ -25,12 +25,17 @@ class WeightReader {
   bool has(const std::string& key) const { return dict_.count(key) != 0; }
   // shape entries of -1 accept any size on that axis.
   at::Tensor tensor(const std::string& key, const std::vector<int64_t>& shape);
+  // A stored buffer the network recomputes from its sizes (an index table, a mask for the training
+  // crop): checked for its shape, of any dtype, and counted as read.
+  void recomputed(const std::string& key, const std::vector<int64_t>& shape);
   // Throws when the dict holds tensors the network did not read: the detection was wrong, or the
   // file is a variant we would silently run without some of its weights.
   void expect_all_used() const;
   const std::string& source() const { return source_; }
 
  private:
+  const at::Tensor& checked(const std::string& key, const std::vector<int64_t>& shape);
+
   const weights::StateDict& dict_;
   std::string source_;
   std::set<std::string> used_;

@@ -40,7 +40,21 @@ class ClassicalDenoise : public GraphStage {
   double strength_;
 };
 
+// denoise:model=NAME: a restoration network of its own (SwinIR denoising or JPEG, ...), in place of
+// the method's trained levels; it must keep the size, or it is an upscale.
+std::unique_ptr<Stage> make_model_denoise_stage(const StageOptions& o) {
+  for (const char* other : {"method", "level", "strength", "arch"})
+    if (o.has(other)) throw Error(ErrorKind::Usage, str("stage denoise: model= and ", other, "= are alternatives; give one"));
+  const std::string name = o.get("model", "");
+  std::unique_ptr<models::ImageModel> model = models::open_model(name);
+  if (model->info().scale != 1)
+    throw Error(ErrorKind::Usage, str("stage denoise: ", name, " is a x", model->info().scale,
+                                      " model; denoise takes scale-1 models (use upscale:model=...)"));
+  return std::make_unique<ImageModelStage>("denoise", name, std::move(model), o, o.get_double("scale", 1));
+}
+
 std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
+  if (o.has("model")) return make_model_denoise_stage(o);
   const std::string method = o.get("method", "waifu2x");
   if (method == "hqdn3d" || method == "nlmeans") {
     const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
@@ -64,7 +78,8 @@ OptionSchema denoise_options() {
                   integer_option("level", "2", 0, 3, ""),
                   number_option("strength", "", 0, 3, "between levels: blended weights"),
                   choice_option("arch", "", {"cunet", "upconv7"}, "waifu2x; default cunet"),
-                  number_option("scale", "1", 1, 4, "")},
+                  number_option("scale", "1", 1, 4, ""),
+                  text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file")},
                  model_run_options());
 }
 

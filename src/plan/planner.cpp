@@ -34,7 +34,7 @@ TiledPixels tiled_input_pixels(double w, double h, int tile, int overlap, int mu
   if (tile <= 0 || tile >= std::max(w, h)) return {up(w) * up(h), 1, up(w) * up(h)};
   // Tiles are separable: the windows' widths along x times their heights along y.
   auto windows = [&](double side, double* sum, double* largest) {
-    const auto spans = tile_spans(int64_t(side), tile, overlap);
+    const auto spans = tile_spans(int64_t(side), tile, overlap, multiple);
     for (const TileSpan& s : spans) {
       const double window = up(double(s.window_end - s.window_begin));
       *sum += window;

@@ -18,7 +18,13 @@ struct TileSpan {
   int64_t window_begin, window_end;  // the pixels fed to the network
 };
 
+// With align > 1 (a network's size multiple: its windows, or its downsampling steps) every
+// boundary between spans falls on a multiple of align, the nearest one, and the context is
+// rounded up to a multiple of it, so every window starts on the frame's grid: a window-attention
+// network then partitions a tile's window exactly as it partitions the whole frame, and only the
+// missing far context differs. Spans then differ in length by up to align pixels.
+//
 // One span covering the axis when tile <= 0 or tile >= side. Pure; thread-safe.
-std::vector<TileSpan> tile_spans(int64_t side, int64_t tile, int64_t overlap);
+std::vector<TileSpan> tile_spans(int64_t side, int64_t tile, int64_t overlap, int64_t align = 1);
 
 }  // namespace framelift

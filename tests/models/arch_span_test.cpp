@@ -28,16 +28,6 @@ using framelift::weights::StateDict;
 
 namespace {
 
-fs::path reference_dir() { return ft::source_dir() / "tests" / "data" / "arch"; }
-
-// PSNR of `a` against the reference `b`, the peak being b's own range (these random-weight
-// networks do not stay in [0, 1]).
-double psnr_in_range(const at::Tensor& a, const at::Tensor& b) {
-  const double range = (b.max() - b.min()).item<double>();
-  const double mse = (a.to(at::kDouble) - b.to(at::kDouble)).pow(2).mean().item<double>();
-  return mse == 0 ? 200 : 10 * std::log10(range * range / mse);
-}
-
 // Zeros in SPAN's upstream layout: what detection reads is shapes only.
 StateDict span_shapes(int64_t feat, int64_t scale, bool norm, int64_t in = 3) {
   StateDict d;
@@ -72,8 +62,8 @@ TEST(ArchSpan, MatchesTheUpstreamImplementationOnTheCommittedReferences) {
   };
   for (const Ref& ref : {Ref{"span-f16-x2", 2, 16, true}, Ref{"span-f8-x4-nonorm", 4, 8, false}}) {
     SCOPED_TRACE(ref.name);
-    const fs::path pth = reference_dir() / (std::string(ref.name) + ".pth");
-    const StateDict io = framelift::weights::load_weights(reference_dir() / (std::string(ref.name) + ".ref.safetensors"));
+    const fs::path pth = ft::arch_reference_dir() / (std::string(ref.name) + ".pth");
+    const StateDict io = framelift::weights::load_weights(ft::arch_reference_dir() / (std::string(ref.name) + ".ref.safetensors"));
     const auto d = fm::detect(framelift::weights::load_weights(pth), pth.string());
     ASSERT_TRUE(d);
     EXPECT_EQ(d->arch, "span");
@@ -83,7 +73,7 @@ TEST(ArchSpan, MatchesTheUpstreamImplementationOnTheCommittedReferences) {
     auto model = fm::load_model(pth);
     const at::Tensor y = model->forward(io.at("input"));
     ASSERT_EQ(y.sizes(), io.at("output").sizes());
-    const double db = psnr_in_range(y, io.at("output"));
+    const double db = ft::psnr_in_range(y, io.at("output"));
     std::cout << ref.name << ": fp32 vs upstream " << db << " dB\n";
     EXPECT_GE(db, 80.0);
   }
@@ -114,18 +104,18 @@ TEST(ArchSpan, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
   framelift::infer::configure_cpu_threads(0);
   for (const char* name : {"span-f16-x2", "span-f8-x4-nonorm"}) {
     SCOPED_TRACE(name);
-    auto model = fm::load_model(reference_dir() / (std::string(name) + ".pth"));
+    auto model = fm::load_model(ft::arch_reference_dir() / (std::string(name) + ".pth"));
     EXPECT_EQ(model->info().tile_overlap, 16);
     const at::Tensor frame = ft::real_frame(96, 70).squeeze(0);
     const at::Tensor whole = framelift::infer::upscale_tiled(*model, frame, {.tile = 0});
     const at::Tensor tiled = framelift::infer::upscale_tiled(*model, frame, {.tile = 37, .overlap = -1});
-    const double tiled_db = psnr_in_range(tiled, whole);
-    const double seams_db = psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 37, .overlap = 0}), whole);
+    const double tiled_db = ft::psnr_in_range(tiled, whole);
+    const double seams_db = ft::psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 37, .overlap = 0}), whole);
     std::cout << name << ": without context " << seams_db << " dB\n";
     EXPECT_LT(seams_db, 50.0) << "tiles without context should show seams: the check above would catch a wrong overlap";
     model->to(c10::kCPU, at::kBFloat16);
     const at::Tensor bf16 = model->forward(frame.unsqueeze(0)).squeeze(0).to(at::kFloat);
-    const double bf16_db = psnr_in_range(bf16, whole);
+    const double bf16_db = ft::psnr_in_range(bf16, whole);
     std::cout << name << ": tiled (37 px, 16 px context) vs whole " << tiled_db << " dB; bf16 vs fp32 " << bf16_db << " dB\n";
     EXPECT_GE(tiled_db, 50.0);
     EXPECT_GE(bf16_db, 40.0);

@@ -78,4 +78,12 @@ at::Tensor random_weight(std::initializer_list<int64_t> shape) {
   return at::randn(shape, gen).mul_(0.05);
 }
 
+double psnr_in_range(const at::Tensor& a, const at::Tensor& b) {
+  const double range = (b.max() - b.min()).item<double>();
+  const double mse = (a.to(at::kDouble) - b.to(at::kDouble)).pow(2).mean().item<double>();
+  return mse == 0 ? 200 : 10 * std::log10(range * range / mse);
+}
+
+std::filesystem::path arch_reference_dir() { return source_dir() / "tests" / "data" / "arch"; }
+
 }  // namespace framelift::test

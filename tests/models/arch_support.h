@@ -21,6 +21,14 @@ at::Tensor read_png(const std::filesystem::path& png, int w, int h);
 // PSNR in dB of two [0, 1] tensors of one shape.
 double psnr(const at::Tensor& a, const at::Tensor& b);
 
+// PSNR in dB of `a` against the reference `b`, the peak being b's own range: the random-weight
+// networks of the upstream references (tests/data/arch) do not stay in [0, 1].
+double psnr_in_range(const at::Tensor& a, const at::Tensor& b);
+
+// tests/data/arch: small seeded checkpoints in upstream layouts and their upstream outputs
+// (make_references.py there).
+std::filesystem::path arch_reference_dir();
+
 // The upscaled output brought back to the input's size (antialiased bicubic, clamped to [0, 1]):
 // a network that applies its weights correctly reproduces its input closely at that size.
 double psnr_downscaled(const at::Tensor& output, const at::Tensor& input);

@@ -41,5 +41,35 @@ TEST(TileSpans, ARemainderOfAFewPixelsIsSharedOutNotLeftAlone) {
   EXPECT_EQ(tile_spans(140, 140, 16).size(), 1u);
 }
 
+TEST(TileSpans, AlignedSpansAndWindowsStartOnTheGrid) {
+  // A window-attention network (8 px windows) partitions a tile's window as it does the whole
+  // frame only when the window starts on a multiple of 8: boundaries and context are aligned.
+  for (int64_t side : {75, 101, 257, 1080})
+    for (int64_t tile : {40, 64, 96}) {
+      SCOPED_TRACE(testing::Message() << "side " << side << " tile " << tile);
+      const auto spans = tile_spans(side, tile, 20, 8);
+      int64_t at = 0;
+      for (const TileSpan& s : spans) {
+        EXPECT_EQ(s.begin, at);
+        EXPECT_GT(s.end, s.begin);
+        EXPECT_EQ(s.begin % 8, 0);
+        EXPECT_EQ(s.window_begin % 8, 0);
+        EXPECT_EQ(s.window_begin, std::max<int64_t>(0, s.begin - 24));  // 20 px of context, rounded up to 24
+        EXPECT_EQ(s.window_end, std::min<int64_t>(side, s.end + 24));
+        EXPECT_LE(s.end - s.begin, tile + 8);
+        at = s.end;
+      }
+      EXPECT_EQ(at, side);
+      if (side > tile) EXPECT_GE(spans.size(), 2u);
+    }
+  // 101 px in 40 px tiles: three spans cut at 32 and 64 (33.7 and 67.3 rounded to the grid).
+  const auto spans = tile_spans(101, 40, 0, 8);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].end, 32);
+  EXPECT_EQ(spans[1].end, 64);
+  // Unaligned (align 1) is the equal cut: 34 + 34 + 33.
+  EXPECT_EQ(tile_spans(101, 40, 0)[0].end, 34);
+}
+
 }  // namespace
 }  // namespace framelift

@@ -58,6 +58,8 @@ def seeded(module, seed):
         for name, p in module.named_parameters():
             fan_in = p[0].numel() if p.dim() > 1 else 1
             p.copy_(torch.randn(p.shape, generator=g) * (1.0 / fan_in) ** 0.5 * (1 if p.dim() > 1 else 0.1))
+            if hasattr(module, "reseed"):
+                module.reseed(name, p, g)
             for prefix, factor in getattr(module, "scale_after_seeding", {}).items():
                 if name.startswith(prefix) and name.endswith("weight"):
                     p.mul_(factor)
@@ -65,20 +67,29 @@ def seeded(module, seed):
 
 
 def spandrel_arch(spandrel, relative):
-    """One architecture file of spandrel, loaded alone: the package's __init__ wants packages
-    (safetensors, ...) Debian does not have, and the arch files need only spandrel.util's
-    hyper-parameter decorator, which records arguments and changes nothing in the network."""
-    import importlib.util
+    """One architecture file of spandrel, imported as part of its package but without running
+    the package's __init__ files: those want packages (safetensors, ...) Debian does not have.
+    The arch files need spandrel.util's hyper-parameter decorator, which records arguments and
+    changes nothing in the network (stubbed), spandrel.util.timm (the real one) and the helpers
+    next to them (the real ones, by relative import)."""
+    import importlib
     import types
-    util = types.ModuleType("spandrel.util")
+    root = os.path.join(spandrel, "libs", "spandrel", "spandrel")
+
+    def package(name, path):
+        if name not in sys.modules:
+            m = types.ModuleType(name)
+            m.__path__ = [path]
+            sys.modules[name] = m
+        return sys.modules[name]
+
+    package("spandrel", root)
+    util = package("spandrel.util", os.path.join(root, "util"))
     util.store_hyperparameters = lambda **_: (lambda cls: cls)
-    sys.modules.setdefault("spandrel", types.ModuleType("spandrel"))
-    sys.modules["spandrel.util"] = util
-    path = os.path.join(spandrel, "libs", "spandrel", "spandrel", "architectures", relative)
-    spec = importlib.util.spec_from_file_location(relative.replace("/", "_"), path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    package("spandrel.architectures", os.path.join(root, "architectures"))
+    folder = relative.split("/")[0]
+    package(f"spandrel.architectures.{folder}", os.path.join(root, "architectures", folder))
+    return importlib.import_module("spandrel.architectures." + relative[: -len(".py")].replace("/", "."))
 
 
 def span_configs(spandrel):
@@ -100,12 +111,46 @@ def span_configs(spandrel):
     }
 
 
+def swinir_configs(spandrel):
+    SwinIR = spandrel_arch(spandrel, "SwinIR/__arch/SwinIR.py").SwinIR
+
+    def swinir(**kw):
+        # img_size (the training crop) only sizes the stored shift masks: two windows keep them small.
+        kw = dict(dict(img_size=16, in_chans=3, mlp_ratio=2.0, qkv_bias=True, drop_path_rate=0.0,
+                       ape=False, patch_norm=True, img_range=1.0), **kw)
+        model = SwinIR(**kw)
+        def reseed(name, p, g):
+            # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
+            if ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_bias_table"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # classical SR (published: embed 180, 6 layers of 6 blocks, 6 heads, window 8, x2/3/4/8)
+        "swinir-classical-x2": (lambda: swinir(embed_dim=24, depths=[2, 2], num_heads=[2, 2], window_size=8,
+                                               upscale=2, upsampler="pixelshuffle"), 1811, (37, 29)),
+        # lightweight SR (published: embed 60, 4 layers of 6, 6 heads, pixelshuffledirect), x3
+        "swinir-light-x3": (lambda: swinir(embed_dim=12, depths=[2, 2, 2], num_heads=[3, 3, 3], window_size=8,
+                                           upscale=3, upsampler="pixelshuffledirect"), 1812, (27, 21)),
+        # real-world SR (published: embed 180 or 240 with 3conv, nearest+conv, x4)
+        "swinir-real-x4-3conv": (lambda: swinir(embed_dim=16, depths=[2], num_heads=[2], window_size=8, upscale=4,
+                                                upsampler="nearest+conv", resi_connection="3conv"), 1813, (21, 19)),
+        # JPEG artifact reduction (published: window 7, img_range 255, gray or colour), scale 1
+        "swinir-jpeg-w7": (lambda: swinir(embed_dim=16, depths=[2], num_heads=[2], window_size=7, upscale=1,
+                                          upsampler="", img_range=255.0, img_size=14), 1814, (30, 22)),
+    }
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     spandrel = sys.argv[1]
     configs = {}
     configs.update(span_configs(spandrel))
+    configs.update(swinir_configs(spandrel))
     wanted = sys.argv[2:] or list(configs)
     torch.set_num_threads(1)
     for name in wanted:

@@ -1,0 +1,112 @@
+// SwinIR, network in src/models/swinir.cpp: a conv, `layers` residual groups of `depth` Swin
+// layers (window attention with `heads` heads over window_size^2 tokens, then an MLP; both
+// pre-normalised and residual) and a conv each, a conv after the body, and the reconstruction.
+// Inputs are padded to the window (times an unshuffle, where there is one).
+#include <cmath>
+
+#include "arch/builtin.h"
+
+namespace framelift::arch {
+namespace {
+
+// x + f(x): the input stays alive while the branch runs.
+template <class Branch>
+void residual(NetWalk& w, Branch branch) {
+  const double c = w.channels(), a = w.area();
+  w.keep();
+  branch();
+  w.pointwise();  // + x
+  w.release(c, a);
+}
+
+void residual_conv(NetWalk& w, double c, bool three) {
+  if (!three) return w.conv(c, 3);
+  w.conv(c / 4, 3);
+  w.conv(c / 4, 1);
+  w.conv(c, 3);
+}
+
+ArchCost walk(int scale, const ArchParams& p) {
+  const double e = p.get("embed_dim", 180), hidden = p.get("mlp_hidden", 2 * e), feat = p.get("num_feat", 64);
+  const int layers = int(p.get("layers", 6)), depth = int(p.get("depth", 6)), heads = int(p.get("heads", 6));
+  const int window = int(p.get("window_size", 8)), unshuffle = int(p.get("unshuffle", 1));
+  const bool three = p.get("three_conv", 0) != 0;
+  const int upsampler = int(p.get("upsampler", 1));
+  const double tokens = double(window) * window;
+  NetWalk w(3);
+  w.pointwise();  // (x - mean) * range
+  if (unshuffle > 1) w.shuffle(-unshuffle);
+  w.conv(e, 3);
+  w.keep();  // the first conv's features, added after the body
+  w.pointwise();  // patch norm
+  for (int g = 0; g < layers; ++g)
+    residual(w, [&] {
+      for (int j = 0; j < depth; ++j) {
+        residual(w, [&] {
+          w.pointwise();  // layer norm (and the roll of a shifted layer)
+          w.conv(3 * e, 1);
+          w.attention(tokens, heads);
+          w.conv(e, 1);
+        });
+        residual(w, [&] {
+          w.pointwise();  // layer norm
+          w.conv(hidden, 1);
+          w.pointwise();  // gelu
+          w.conv(e, 1);
+        });
+      }
+      residual_conv(w, e, three);
+    });
+  w.pointwise();  // norm
+  residual_conv(w, e, three);
+  w.pointwise();  // + first
+  w.release(e, w.area());
+  const int s = scale * unshuffle;  // of the reconstruction, at the unshuffled resolution
+  switch (upsampler) {
+    case 1:  // pixelshuffle
+      w.conv(feat, 3);
+      if (s == 3) {
+        w.conv(9 * feat, 3);
+        w.shuffle(3);
+      } else {
+        for (int k = 1; k < s; k *= 2) {
+          w.conv(4 * feat, 3);
+          w.shuffle(2);
+        }
+      }
+      w.conv(3, 3);
+      break;
+    case 2:  // pixelshuffledirect
+      w.conv(3.0 * s * s, 3);
+      w.shuffle(s);
+      break;
+    case 3:  // nearest+conv
+      w.conv(feat, 3);
+      for (int k = 1; k < s; k *= 2) {
+        w.resize(2);
+        w.conv(feat, 3);
+      }
+      w.conv(feat, 3);
+      w.conv(3, 3);
+      break;
+    default:  // none: x + conv(features)
+      w.conv(3, 3);
+      w.pointwise();
+  }
+  // Attention reaches a window's width through each pair of layers, so a deep SwinIR has a large
+  // receptive field; 32 px of context (tiles aligned to the window grid, util/tile_spans.h) keep
+  // tiled output within 50 dB of whole frames on the committed references
+  // (tests/models/arch_swinir_test.cpp). Upstream (spandrel) discourages tiling SwinIR at all.
+  return w.finish("swinir", scale, 32, window * unshuffle);
+}
+
+}  // namespace
+
+Declaration swinir_declaration() {
+  return {.name = "swinir",
+          .description = "SwinIR (Swin Transformer image restoration: classical, lightweight and real-world SR, denoising, JPEG)",
+          .scales = {1, 2, 3, 4, 8},
+          .walk = walk};
+}
+
+}  // namespace framelift::arch

@@ -1,0 +1,39 @@
+#include "models/swin_windows.h"
+
+#include <ATen/ATen.h>
+
+namespace framelift::models {
+
+at::Tensor window_partition(const at::Tensor& x, int64_t ws) {
+  const int64_t b = x.size(0), h = x.size(1), w = x.size(2), c = x.size(3);
+  return x.reshape({b, h / ws, ws, w / ws, ws, c}).permute({0, 1, 3, 2, 4, 5}).reshape({-1, ws * ws, c});
+}
+
+at::Tensor window_merge(const at::Tensor& windows, int64_t b, int64_t h, int64_t w, int64_t ws) {
+  const int64_t c = windows.size(-1);
+  return windows.reshape({b, h / ws, w / ws, ws, ws, c}).permute({0, 1, 3, 2, 4, 5}).reshape({b, h, w, c});
+}
+
+at::Tensor relative_position_index(int64_t ws) {
+  const at::Tensor coords = at::arange(ws, at::kLong);
+  const at::Tensor y = coords.repeat_interleave(ws), x = coords.repeat({ws});  // token i's (row, column)
+  const at::Tensor dy = y.unsqueeze(1) - y.unsqueeze(0), dx = x.unsqueeze(1) - x.unsqueeze(0);
+  return (dy + (ws - 1)) * (2 * ws - 1) + (dx + (ws - 1));
+}
+
+at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift) {
+  // Label each pixel of the rolled map by its 3 x 3 region: [0, h - ws), [h - ws, h - shift),
+  // [h - shift, h) on each axis. Pixels of one window with different labels were not neighbours.
+  auto bands = [&](int64_t n) {
+    at::Tensor band = at::zeros({n}, at::kFloat);
+    band.narrow(0, n - ws, ws - shift).fill_(1);
+    band.narrow(0, n - shift, shift).fill_(2);
+    return band;
+  };
+  const at::Tensor regions = (bands(h).unsqueeze(1) * 3 + bands(w).unsqueeze(0)).view({1, h, w, 1});
+  const at::Tensor labels = window_partition(regions, ws).squeeze(-1);  // [nW, ws^2]
+  const at::Tensor differ = labels.unsqueeze(1) != labels.unsqueeze(2);
+  return at::zeros_like(differ, at::kFloat).masked_fill_(differ, -100.0);
+}
+
+}  // namespace framelift::models

@@ -1,0 +1,28 @@
+#pragma once
+// The window machinery of Swin-style transformers (SwinIR now; HAT, DAT, SRFormer, DRCT later):
+// partitions of a channels-last feature map into square windows of tokens, the relative offset
+// of every token pair inside a window, and the mask that keeps a shifted window's tokens from
+// attending across the image's wrapped edges. Pure functions of sizes; callers cache the mask
+// per input size, since every shifted block of a network shares it.
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+
+namespace framelift::models {
+
+// [B, H, W, C] -> [B * (H/ws) * (W/ws), ws * ws, C], windows in row-major order. H and W must be
+// multiples of ws.
+at::Tensor window_partition(const at::Tensor& x, int64_t ws);
+// The inverse: [B * nW, ws * ws, C] -> [b, h, w, C].
+at::Tensor window_merge(const at::Tensor& windows, int64_t b, int64_t h, int64_t w, int64_t ws);
+
+// [ws^2, ws^2] int64: for tokens i and j of a window, the row of the (2 ws - 1)^2-row bias table
+// that holds their offset (dy + ws - 1) * (2 ws - 1) + (dx + ws - 1).
+at::Tensor relative_position_index(int64_t ws);
+
+// [nW, ws^2, ws^2] float32 of 0 and -100, for an h x w map rolled by -shift on both axes: tokens
+// that came from different regions of the unrolled map (across its right or bottom edge) get
+// -100, so that softmax leaves them out. What Swin calls calculate_mask.
+at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift);
+
+}  // namespace framelift::models
