@@ -5,6 +5,7 @@
 
 #include "library/catalog.h"
 #include "models/architecture_registry.h"
+#include "models/rife_native.h"
 #include "pipeline/option_schema.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/stage_spec.h"
@@ -32,6 +33,11 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
   n.label = file.filename().string();
   if (stage == "interpolate") {
     n.arch = "rife";
+    try {
+      n.params = models::rife_arch_params(weights::load_weights(file), file.string());  // 4.6 or 4.22+
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;  // an ncnn graph: 4.6's walk
+    }
     return n;
   }
   try {

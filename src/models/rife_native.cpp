@@ -8,7 +8,7 @@
 #include "infer/tiler.h"
 #include "models/backward_warp.h"
 #include "models/native_model.h"
-#include "models/rife_versions.h"
+#include "arch/rife_versions.h"
 #include "models/state_dict_keys.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -160,7 +160,7 @@ class RifeNative : public FrameInterpolator {
     const auto hidden = dim_of(dict, "encode.cnn0.weight", 4, 0), features = dim_of(dict, "encode.cnn3.weight", 4, 1);
     if (!hidden || !features) throw Error(ErrorKind::Model, str(source, ": RIFE encoder (encode.cnn0, encode.cnn3) is not convolutions"));
     const std::vector<int> widths = block_widths(dict, source);
-    const RifeVersion v = rife_version_for(int(*features), widths);
+    const arch::RifeVersion v = arch::rife_version_for(int(*features), widths);
     // The 13-plane blocks of 4.22 and later; 4.7-4.21 vary (6 planes, no block features) and are not run.
     const auto planes = dim_of(dict, "block0.lastconv.0.weight", 4, 1);
     if (!planes || *planes != 4 * 13)
@@ -230,6 +230,16 @@ class RifeNative : public FrameInterpolator {
 };
 
 }  // namespace
+
+arch::ArchParams rife_arch_params(const weights::StateDict& dict, const std::string& source) {
+  if (!dict.count("encode.cnn0.weight")) return {{"features", 0}};
+  const auto hidden = dim_of(dict, "encode.cnn0.weight", 4, 0), features = dim_of(dict, "encode.cnn3.weight", 4, 1);
+  if (!hidden || !features) throw Error(ErrorKind::Model, str(source, ": RIFE encoder (encode.cnn0, encode.cnn3) is not convolutions"));
+  const std::vector<int> widths = block_widths(dict, source);
+  arch::ArchParams p{{"features", double(*features)}, {"hidden", double(*hidden)}, {"blocks", double(widths.size())}};
+  for (size_t i = 0; i < widths.size(); ++i) p[str("width", i)] = widths[i];
+  return p;
+}
 
 std::unique_ptr<FrameInterpolator> build_rife_native(const weights::StateDict& dict, const std::string& source) {
   return std::make_unique<RifeNative>(dict, source);

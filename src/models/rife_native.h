@@ -13,10 +13,16 @@
 #include <filesystem>
 #include <memory>
 
+#include "arch/params.h"
 #include "models/frame_interpolator.h"
 #include "weights/state_dict.h"
 
 namespace framelift::models {
+
+// The planner's view of a flownet state dict (arch/rife.cpp's walk): {"features": 0} for 4.6, or
+// the encoder's features, "hidden" width, "blocks" and "width0".. of a 4.22+ network. Throws
+// Error(Model) where build_rife_native would.
+arch::ArchParams rife_arch_params(const weights::StateDict& dict, const std::string& source);
 
 std::unique_ptr<FrameInterpolator> build_rife_native(const weights::StateDict& dict, const std::string& source);
 std::unique_ptr<FrameInterpolator> load_rife_native(const std::filesystem::path& file);

@@ -72,6 +72,35 @@ TEST(Interpolate, FactorsTwoAndThreeGiveExactCountsAndTimestamps) {
   }
 }
 
+// A Practical-RIFE flownet of the 4.25 layout (the committed seeded checkpoint, checked against
+// vs-rife's network in tests/models/rife_versions_test.cpp) runs as a file from `run` and `plan`:
+// exact frame counts, and the planner prices its own blocks, not 4.6's.
+TEST(Interpolate, AFlownetFileOfRife425RunsAndIsPriced) {
+  auto dir = temp_dir("interp-425");
+  auto in = small_clip(dir, "24", 6);
+  const std::string model = (source_dir() / "tests" / "data" / "arch" / "rife-4.25-narrow.pth").string();
+  auto out = dir / "x2.mkv";
+  auto r = framelift("run -y -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1 --pipeline 'interpolate:model=" + model +
+                     ":factor=2'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(frame_times(out).size(), 12u);
+  auto plan = [&](const std::string& m) {
+    auto p = framelift("--log-level warn plan -i " + shell_quote(in) + " --pipeline 'interpolate:model=" + m +
+                       ":factor=2' --local --gpu cpu --json -c ffv1");
+    EXPECT_EQ(p.exit_code, 0) << p.output;
+    const auto j = nlohmann::json::parse(p.output.substr(p.output.find('{')));
+    for (const auto& row : j["rows"])
+      if (row["gpu"] == "cpu") return row["stages"][0]["seconds_per_frame"].get<double>();
+    ADD_FAILURE() << p.output;
+    return 0.0;
+  };
+  // The narrow blocks (32..8 channels) cost a fraction of 4.6's (192..64): a thirtieth of the
+  // multiply-adds, the warps and resizes alike; priced as 4.6 they would cost the same.
+  const double narrow = plan(model), v46 = plan("rife-v4.6");
+  EXPECT_GT(narrow, 0);
+  EXPECT_LT(narrow, 0.5 * v46);
+}
+
 // A time base as coarse as the frame rate (AVI's is 1/fps) must interpolate like a fine one:
 // half an input tick of slack there swallowed every in-between frame, so factor=2 gave each input
 // frame twice, with exit 0. Same frames at 25 fps in AVI (1/25) and in Matroska (1 ms, exact for

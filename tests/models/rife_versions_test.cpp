@@ -10,10 +10,11 @@
 
 #include <iostream>
 
+#include "arch/declaration.h"
 #include "models/arch_support.h"
 #include "models/frame_interpolator.h"
 #include "models/rife_native.h"
-#include "models/rife_versions.h"
+#include "arch/rife_versions.h"
 #include "util/error.h"
 #include "weights/load_weights.h"
 
@@ -99,11 +100,19 @@ TEST(RifeVersions, EveryPublishedVersionIsToldByItsShapes) {
                              Published{"4.25 heavy", 16, 4, {384, 256, 192, 128, 64}, 64, {16, 8, 4, 2, 1}},
                              Published{"4.26 heavy", 16, 16, {192, 128, 96, 64, 32}, 64, {16, 8, 4, 2, 1}}}) {
     SCOPED_TRACE(p.version);
-    const fm::RifeVersion v = fm::rife_version_for(int(p.features), p.widths);
+    const framelift::arch::RifeVersion v = framelift::arch::rife_version_for(int(p.features), p.widths);
     EXPECT_EQ(v.name, p.version);
     EXPECT_EQ(v.modulo, p.multiple);
     EXPECT_EQ(v.divisors, p.divisors);
-    auto rife = fm::build_rife_native(rife_shapes(p.hidden, p.features, p.widths), "flownet.pkl");
+    const StateDict dict = rife_shapes(p.hidden, p.features, p.widths);
+    // The planner's walk counts every convolution of the network: its parameters, betas aside.
+    double weights = 0;
+    for (const auto& [key, t] : dict)
+      if (key.find(".beta") == std::string::npos) weights += double(t.numel());
+    const framelift::arch::ArchCost cost = framelift::arch::cost("rife", 1, fm::rife_arch_params(dict, "flownet.pkl"));
+    EXPECT_DOUBLE_EQ(cost.params, weights);
+    EXPECT_EQ(cost.size_multiple, p.multiple);
+    auto rife = fm::build_rife_native(dict, "flownet.pkl");
     EXPECT_EQ(rife->info().version, p.version);
     EXPECT_EQ(rife->info().size_multiple, p.multiple);
     // Zero weights: no flow, a mask of 0.5, so the middle frame is the frames' average, at odd sizes

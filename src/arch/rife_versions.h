@@ -3,11 +3,11 @@
 // feature encoder's output channels and the widths of the flow blocks. Each fixes what the
 // shapes do not say: the scale of every block (1/16 .. 1/1 of the frame, and 4.25 lite's own
 // 1/32, 1/16, 1/8, 1/4, 1/1) and the multiple the frame is padded to (Practical-RIFE's and
-// vs-rife's per-version "modulo"). Adding a version: one row in rife_versions.cpp.
+// vs-rife's per-version "modulo"). Adding a version: one row in rife_versions.cpp. Torch-free: the planner prices by it too.
 #include <string>
 #include <vector>
 
-namespace framelift::models {
+namespace framelift::arch {
 
 struct RifeVersion {
   std::string name;             // "4.25" (shapes shared by several releases name them all)
@@ -25,4 +25,4 @@ RifeVersion rife_version_for(int features, const std::vector<int>& widths);
 // The published versions, in release order.
 const std::vector<RifeVersion>& published_rife_versions();
 
-}  // namespace framelift::models
+}  // namespace framelift::arch

@@ -1,8 +1,8 @@
-#include "models/rife_versions.h"
+#include "arch/rife_versions.h"
 
 #include <cmath>
 
-namespace framelift::models {
+namespace framelift::arch {
 
 const std::vector<RifeVersion>& published_rife_versions() {
   // From Practical-RIFE's flownet files as vs-rife runs them (IFNet_HDv3_v4_*.py, and the modulo
@@ -26,4 +26,4 @@ RifeVersion rife_version_for(int features, const std::vector<int>& widths) {
   return v;
 }
 
-}  // namespace framelift::models
+}  // namespace framelift::arch
