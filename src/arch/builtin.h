@@ -10,6 +10,7 @@ Declaration realcugan_declaration();
 Declaration omnisr_declaration();
 Declaration span_declaration();
 Declaration swinir_declaration();
+Declaration hat_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();

@@ -21,6 +21,13 @@ at::Tensor relative_position_index(int64_t ws) {
   return (dy + (ws - 1)) * (2 * ws - 1) + (dx + (ws - 1));
 }
 
+at::Tensor overlapping_window_index(int64_t ws, int64_t ows) {
+  auto rows = [](int64_t n) { return at::arange(n, at::kLong).repeat_interleave(n); };
+  auto columns = [](int64_t n) { return at::arange(n, at::kLong).repeat({n}); };
+  const int64_t shift = ws - ows + 1, span = ws + ows - 1;
+  return (rows(ows).unsqueeze(0) - rows(ws).unsqueeze(1) + shift) * span + (columns(ows).unsqueeze(0) - columns(ws).unsqueeze(1) + shift);
+}
+
 at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift) {
   // Label each pixel of the rolled map by its 3 x 3 region: [0, h - ws), [h - ws, h - shift),
   // [h - shift, h) on each axis. Pixels of one window with different labels were not neighbours.

@@ -20,6 +20,11 @@ at::Tensor window_merge(const at::Tensor& windows, int64_t b, int64_t h, int64_t
 // that holds their offset (dy + ws - 1) * (2 ws - 1) + (dx + ws - 1).
 at::Tensor relative_position_index(int64_t ws);
 
+// [ws^2, ows^2] int64, HAT's overlapping cross-attention: for query token i of a ws x ws window
+// and key token j of the ows x ows window around it, (ky - qy + s) * (ws + ows - 1) + (kx - qx + s)
+// with s = ws - ows + 1, exactly as upstream's calculate_rpi_oca, negative values included.
+at::Tensor overlapping_window_index(int64_t ws, int64_t ows);
+
 // [nW, ws^2, ws^2] float32 of 0 and -100, for an h x w map rolled by -shift on both axes: tokens
 // that came from different regions of the unrolled map (across its right or bottom edge) get
 // -100, so that softmax leaves them out. What Swin calls calculate_mask.

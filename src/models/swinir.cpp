@@ -30,41 +30,14 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_windows.h"
+#include "models/token_layers.h"
 #include "util/error.h"
 #include "util/str.h"
 
 namespace framelift::models {
 namespace {
 
-constexpr double kNormEps = 1e-5;  // nn.LayerNorm's default
-
 enum class Upsampler { None = 0, PixelShuffle = 1, PixelShuffleDirect = 2, NearestConv = 3 };
-
-struct LayerNorm {
-  at::Tensor weight, bias;
-  at::Tensor operator()(const at::Tensor& x) const { return at::layer_norm(x, {weight.size(0)}, weight, bias, kNormEps); }
-  void visit_weights(const TensorVisitor& f) {
-    f(weight);
-    f(bias);
-  }
-};
-
-LayerNorm read_norm(WeightReader& r, const std::string& p, int64_t c) {
-  return {r.tensor(p + ".weight", {c}), r.tensor(p + ".bias", {c})};
-}
-
-struct Linear {
-  at::Tensor weight, bias;
-  at::Tensor operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
-  void visit_weights(const TensorVisitor& f) {
-    f(weight);
-    f(bias);
-  }
-};
-
-Linear read_linear(WeightReader& r, const std::string& p, int64_t in, int64_t out) {
-  return {r.tensor(p + ".weight", {out, in}), r.tensor(p + ".bias", {out})};
-}
 
 // "1conv": one 3x3; "3conv": 3x3 to C/4, LeakyReLU(0.2), 1x1, LeakyReLU(0.2), 3x3 back to C.
 struct ResidualConv {
@@ -115,10 +88,10 @@ class SwinLayer {
       : heads_(s.heads),
         window_(s.window),
         shift_(shifted ? s.window / 2 : 0),
-        norm1_(read_norm(r, p + ".norm1", s.embed)),
+        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
         qkv_(read_linear(r, p + ".attn.qkv", s.embed, 3 * s.embed)),
         proj_(read_linear(r, p + ".attn.proj", s.embed, s.embed)),
-        norm2_(read_norm(r, p + ".norm2", s.embed)),
+        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
         fc1_(read_linear(r, p + ".mlp.fc1", s.embed, s.hidden)),
         fc2_(read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)) {
     const int64_t n = s.window * s.window, span = 2 * s.window - 1;
@@ -126,7 +99,7 @@ class SwinLayer {
     r.recomputed(p + ".attn.relative_position_index", {n, n});  // a pure function of the window
     if (shifted && r.has(p + ".attn_mask")) r.recomputed(p + ".attn_mask", {-1, n, n});  // the training crop's
     // [heads, n, n]: each token pair's bias, gathered once instead of on every call.
-    bias_ = table.index_select(0, relative_position_index(s.window).view(-1)).view({n, n, s.heads}).permute({2, 0, 1}).contiguous();
+    bias_ = gathered_bias(table, relative_position_index(s.window));
   }
 
   // x: [B, H, W, C]; mask: the shift mask for H x W (undefined for an unshifted layer).
@@ -151,14 +124,8 @@ class SwinLayer {
  private:
   // windows: [B * nW, n, C] -> the same, attended within each window.
   at::Tensor attention(const at::Tensor& windows, const at::Tensor& mask) const {
-    const int64_t bw = windows.size(0), n = windows.size(1), c = windows.size(2), d = c / heads_;
-    const at::Tensor qkv = qkv_(windows).reshape({bw, n, 3, heads_, d}).permute({2, 0, 3, 1, 4});
-    at::Tensor scores = at::matmul(qkv[0] * (1.0 / std::sqrt(double(d))), qkv[1].transpose(-2, -1)) + bias_.unsqueeze(0);
-    if (mask.defined()) {
-      const int64_t nw = mask.size(0);
-      scores = (scores.view({bw / nw, nw, heads_, n, n}) + mask.unsqueeze(1).unsqueeze(0)).view({bw, heads_, n, n});
-    }
-    return proj_(at::matmul(at::softmax(scores, -1), qkv[2]).transpose(1, 2).reshape({bw, n, c}));
+    const std::vector<at::Tensor> qkv = qkv_(windows).chunk(3, -1);
+    return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, mask));
   }
 
   int64_t heads_, window_, shift_;
@@ -182,7 +149,7 @@ class SwinIR : public NativeModel {
     WeightReader r(dict, source);
     const int64_t in = s_.in * s_.unshuffle * s_.unshuffle;
     first_ = read_conv(r, s_.unshuffle > 1 ? "conv_first.1" : "conv_first", in, s_.embed, 3);
-    embed_norm_ = read_norm(r, "patch_embed.norm", s_.embed);
+    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
     for (int64_t i = 0; i < s_.layers; ++i) {
       const std::string p = str("layers.", i);
       Rstb g;
@@ -190,7 +157,7 @@ class SwinIR : public NativeModel {
       g.conv = read_residual_conv(r, p + ".conv", s_.embed, s_.three_conv);
       groups_.push_back(std::move(g));
     }
-    norm_ = read_norm(r, "norm", s_.embed);
+    norm_ = read_layer_norm(r, "norm", s_.embed);
     after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
     read_reconstruction(r);
     r.expect_all_used();

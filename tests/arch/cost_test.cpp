@@ -86,11 +86,11 @@ TEST(ArchCost, RifeIsWholeFrameAndLight) {
 
 TEST(ArchCost, UnknownArchitectureIsAUsageError) {
   try {
-    cost("hat", 4);
+    cost("dat", 4);
     FAIL();
   } catch (const framelift::Error& e) {
     EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("hat"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("dat"), std::string::npos);
   }
   EXPECT_THROW(cost("realcugan", 5), framelift::Error);
 }
@@ -164,6 +164,22 @@ TEST(ArchCost, SwinirMatchesTheHandCount) {
   EXPECT_EQ(cost("swinir", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
 }
 
+TEST(ArchCost, HatMatchesTheHandCount) {
+  // HAT x4 (embed 180, 6 groups of 6 blocks, 6 heads, window 16 and its 24 px overlap, MLP 360,
+  // CAB 180 -> 60 -> 180 with a 6-channel gate): per block SwinIR's layer plus the CAB's two 3x3s
+  // and the gate's 1x1s; per group an OCAB (the queries against 576 keys) with its MLP, and a 3x3.
+  const double e = 180, hidden = 360, t = 256, ot = 576;
+  const ArchCost k = cost("hat", 4, {{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 16},
+                                     {"overlap_window", 24}, {"mlp_hidden", hidden}, {"cab_channels", 60}, {"squeeze_channels", 6}});
+  const double block = e * 3 * e + 2 * t * e + e * e + 2 * e * hidden + e * 60 * 9 + 60 * e * 9 + e * 6 + 6 * e;
+  const double ocab = e * 3 * e + 2 * ot * e + e * e + 2 * e * hidden;
+  EXPECT_NEAR(k.macs_per_px, 3 * e * 9 + 36 * block + 6 * (ocab + e * e * 9) + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16,
+              1e-6);
+  EXPECT_EQ(k.size_multiple, 16);
+  // The OCAB scores (6 heads x 576 keys per query pixel) and their softmax are the peak.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 576);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;
@@ -178,7 +194,7 @@ TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
     }
     EXPECT_EQ(find_declaration(d.name), &d);
   }
-  EXPECT_EQ(find_declaration("hat"), nullptr);
+  EXPECT_EQ(find_declaration("dat"), nullptr);
   EXPECT_THROW(cost("srvgg_compact", 5), framelift::Error);
 }
 

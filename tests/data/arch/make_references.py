@@ -67,6 +67,45 @@ def seeded(module, seed):
     return module
 
 
+def einops_rearrange(x, pattern, **sizes):
+    """einops.rearrange for the grouping-and-permuting patterns spandrel's arch files use
+    ("b (nc ch owh oww) nw -> nc (b nw) (owh oww) ch"): Debian packages no einops. Split every
+    input group into its names, permute to the output's order, merge the output's groups."""
+    def groups(side):
+        out, depth = [], None
+        for token in side.replace("(", " ( ").replace(")", " ) ").split():
+            if token == "(":
+                depth = []
+            elif token == ")":
+                out.append(depth)
+                depth = None
+            elif depth is not None:
+                depth.append(token)
+            else:
+                out.append([token])
+        return out
+    left, right = (groups(side) for side in pattern.split("->"))
+    dims = dict(sizes)
+    for group, size in zip(left, x.shape):
+        unknown = [n for n in group if n not in dims]
+        known = 1
+        for n in group:
+            known *= dims.get(n, 1)
+        if len(unknown) == 1:
+            dims[unknown[0]] = size // known
+    names = [n for g in left for n in g]
+    x = x.reshape([dims[n] for n in names])
+    order = [n for g in right for n in g]
+    x = x.permute([names.index(n) for n in order])
+    shape = []
+    for g in right:
+        size = 1
+        for n in g:
+            size *= dims[n]
+        shape.append(size)
+    return x.reshape(shape)
+
+
 def spandrel_arch(spandrel, relative):
     """One architecture file of spandrel, imported as part of its package but without running
     the package's __init__ files: those want packages (safetensors, ...) Debian does not have.
@@ -84,6 +123,11 @@ def spandrel_arch(spandrel, relative):
             sys.modules[name] = m
         return sys.modules[name]
 
+    try:
+        import einops  # noqa: F401
+    except ImportError:
+        sys.modules["einops"] = types.ModuleType("einops")
+        sys.modules["einops"].rearrange = einops_rearrange
     package("spandrel", root)
     util = package("spandrel.util", os.path.join(root, "util"))
     util.store_hyperparameters = lambda **_: (lambda cls: cls)
@@ -203,6 +247,34 @@ def rife_configs(vsrife):
     }
 
 
+def hat_configs(spandrel):
+    HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
+
+    def hat(**kw):
+        kw = dict(dict(img_size=16, in_chans=3, window_size=8, overlap_ratio=0.5, mlp_ratio=2.0, drop_path_rate=0.0,
+                       upsampler="pixelshuffle", resi_connection="1conv", num_feat=16), **kw)
+        model = HAT(**kw)
+
+        def reseed(name, p, g):
+            # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
+            if ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_bias_table"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # HAT's layout (published: embed 180, 6 groups of 6 blocks, 6 heads, window 16, compress 3,
+        # squeeze 30; HAT-S: embed 144, compress 24, squeeze 24) with window 8 and a few blocks, x2.
+        "hat-w8-x2": (lambda: hat(embed_dim=24, depths=[2, 2], num_heads=[2, 2], compress_ratio=3, squeeze_factor=6,
+                                  upscale=2), 1831, (37, 29)),
+        # HAT-S-like ratios, x3, one group of three blocks (an odd block: unshifted again).
+        "hat-s-w8-x3": (lambda: hat(embed_dim=24, depths=[3], num_heads=[3], compress_ratio=4, squeeze_factor=4,
+                                    upscale=3), 1832, (27, 21)),
+    }
+
+
 def main():
     args = sys.argv[1:]
     vsrife = None
@@ -216,6 +288,7 @@ def main():
     configs = {}
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
+    configs.update(hat_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)

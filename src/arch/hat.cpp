@@ -1,0 +1,95 @@
+// HAT, network in src/models/hat.cpp: SwinIR's frame with a channel-attention conv block beside
+// every window attention and an overlapping cross-attention closing every group; a pixel-shuffle
+// reconstruction. Inputs are padded to the window.
+#include "arch/builtin.h"
+
+namespace framelift::arch {
+namespace {
+
+// x + f(x): the input stays alive while the branch runs.
+template <class Branch>
+void residual(NetWalk& w, Branch branch) {
+  const double c = w.channels(), a = w.area();
+  w.keep();
+  branch();
+  w.pointwise();  // + x
+  w.release(c, a);
+}
+
+void mlp(NetWalk& w, double c, double hidden) {
+  residual(w, [&] {
+    w.pointwise();  // layer norm
+    w.conv(hidden, 1);
+    w.pointwise();  // gelu
+    w.conv(c, 1);
+  });
+}
+
+ArchCost walk(int scale, const ArchParams& p) {
+  const double e = p.get("embed_dim", 180), hidden = p.get("mlp_hidden", 2 * e), feat = p.get("num_feat", 64);
+  const double cab = p.get("cab_channels", e / 3), squeeze = p.get("squeeze_channels", e / 30);
+  const int layers = int(p.get("layers", 6)), depth = int(p.get("depth", 6)), heads = int(p.get("heads", 6));
+  const int window = int(p.get("window_size", 16));
+  const double overlap = p.get("overlap_window", 1.5 * window), tokens = double(window) * window;
+  NetWalk w(3);
+  w.pointwise();  // - mean
+  w.conv(e, 3);
+  w.keep();  // the first conv's features, added after the body
+  w.pointwise();  // patch norm
+  for (int g = 0; g < layers; ++g)
+    residual(w, [&] {
+      for (int j = 0; j < depth; ++j) {
+        residual(w, [&] {
+          w.pointwise();  // layer norm (and a shifted layer's roll)
+          w.keep();       // the normed map feeds the conv block too
+          w.conv(cab, 3);
+          w.pointwise();  // gelu
+          w.conv(e, 3);
+          w.conv(squeeze, 1);  // the gate's 1x1s run on one pooled pixel: counted at full size, an upper bound
+          w.conv(e, 1);
+          w.set(e, 1);
+          w.conv(3 * e, 1);
+          w.attention(tokens, heads);
+          w.conv(e, 1);
+          w.release(e, 1);
+        });
+        mlp(w, e, hidden);
+      }
+      residual(w, [&] {  // OCAB: queries against the overlapping windows' keys and values
+        w.pointwise();   // layer norm
+        w.conv(3 * e, 1);
+        w.extra(2 * e * overlap * overlap / tokens);  // the unfolded keys and values
+        w.attention(overlap * overlap, heads);
+        w.conv(e, 1);
+      });
+      mlp(w, e, hidden);
+      w.conv(e, 3);
+    });
+  w.pointwise();  // norm
+  if (p.get("conv_after_body", 1) != 0) w.conv(e, 3);
+  w.pointwise();  // + first
+  w.release(e, 1);
+  w.conv(feat, 3);
+  if (scale == 3) {
+    w.conv(9 * feat, 3);
+    w.shuffle(3);
+  } else {
+    for (int k = 1; k < scale; k *= 2) {
+      w.conv(4 * feat, 3);
+      w.shuffle(2);
+    }
+  }
+  w.conv(3, 3);
+  // As SwinIR: attention spreads context over many windows; 32 px of context on the window grid
+  // (tests/models/arch_hat_test.cpp). Upstream discourages tiling HAT.
+  return w.finish("hat", scale, 32, window);
+}
+
+}  // namespace
+
+Declaration hat_declaration() {
+  return {.name = "hat", .description = "HAT (Hybrid Attention Transformer: window, channel and overlapping cross-attention)",
+          .scales = {2, 3, 4}, .walk = walk};
+}
+
+}  // namespace framelift::arch

@@ -1,0 +1,337 @@
+// HAT (Chen et al. 2023, "Activating More Pixels in Image Super-Resolution Transformer"): SwinIR's
+// frame (conv, residual groups, LayerNorm, conv, pixel-shuffle reconstruction) with two additions
+// that let each output pixel draw on more input pixels:
+//   HAB   a Swin layer whose attention branch is joined by a channel-attention conv block,
+//         x + attn(LN(x)) + 0.01 * CAB(LN(x)), CAB = conv (C -> C/compress), GELU, conv back,
+//         times a squeeze-excitation gate; then x + MLP(LN(x)).
+//   OCAB  at the end of each group: queries from ws x ws windows attend to keys and values from
+//         the overlapping (ws + ws/2)^2 window around each, zero-padded at the map's edges, with a
+//         relative-position bias between the two window sizes; then an MLP.
+// Inputs are reflect-padded to the window on the right and bottom, as upstream's check_image_size;
+// the shift mask is built per input size (HAT stores none). The 0.01 conv scale is fixed upstream.
+//
+// State dict (XPixelGroup/HAT and chaiNNer-org/spandrel): conv_first, patch_embed.norm,
+// relative_position_index_SA / _OCA, layers.I.residual_group.blocks.J.{norm1, attn.{qkv, proj,
+// relative_position_bias_table}, conv_block.cab.{0, 2, 3.attention.{1, 3}}, norm2, mlp.{fc1,fc2}},
+// layers.I.residual_group.overlap_attn.{norm1, qkv, proj, relative_position_bias_table, norm2,
+// mlp}, layers.I.conv, norm, conv_after_body, conv_before_upsample.0, upsample.{0,2,..}, conv_last.
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "models/builtin_architectures.h"
+#include "models/native_model.h"
+#include "models/state_dict_keys.h"
+#include "models/swin_windows.h"
+#include "models/token_layers.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::models {
+namespace {
+
+constexpr double kConvScale = 0.01;
+
+struct HatShape {
+  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, window = 16, overlap = 24, hidden = 360, feat = 64;
+  int64_t compressed = 60, squeezed = 6, scale = 4;
+  bool after_body = true;
+};
+
+HatShape shape_of(const DetectedArch& d) {
+  const auto& p = d.params;
+  HatShape s;
+  s.in = d.in_channels;
+  s.scale = d.scale;
+  s.embed = int64_t(p.get("embed_dim", 180));
+  s.layers = int64_t(p.get("layers", 6));
+  s.depth = int64_t(p.get("depth", 6));
+  s.heads = int64_t(p.get("heads", 6));
+  s.window = int64_t(p.get("window_size", 16));
+  s.overlap = int64_t(p.get("overlap_window", 24));
+  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
+  s.feat = int64_t(p.get("num_feat", 64));
+  s.compressed = int64_t(p.get("cab_channels", s.embed / 3));
+  s.squeezed = int64_t(p.get("squeeze_channels", s.embed / 30));
+  s.after_body = p.get("conv_after_body", 1) != 0;
+  return s;
+}
+
+struct Mlp {
+  Linear fc1, fc2;
+  at::Tensor operator()(const at::Tensor& x) const { return fc2(at::gelu(fc1(x))); }
+};
+
+// Channel attention block: conv down, GELU, conv up, times a squeeze-excitation gate.
+struct Cab {
+  Conv2d down, up, squeeze, excite;
+  at::Tensor operator()(const at::Tensor& x) const {  // [B, C, H, W]
+    const at::Tensor y = up(at::gelu(down(x)));
+    return y * at::sigmoid(excite(at::relu(squeeze(y.mean({2, 3}, true)))));
+  }
+};
+
+class Hab {
+ public:
+  Hab(WeightReader& r, const std::string& p, const HatShape& s, bool shifted)
+      : heads_(s.heads),
+        window_(s.window),
+        shift_(shifted ? s.window / 2 : 0),
+        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
+        qkv_(read_linear(r, p + ".attn.qkv", s.embed, 3 * s.embed)),
+        proj_(read_linear(r, p + ".attn.proj", s.embed, s.embed)),
+        cab_{read_conv(r, p + ".conv_block.cab.0", s.embed, s.compressed, 3), read_conv(r, p + ".conv_block.cab.2", s.compressed, s.embed, 3),
+             read_conv(r, p + ".conv_block.cab.3.attention.1", s.embed, s.squeezed, 1, 1, 0),
+             read_conv(r, p + ".conv_block.cab.3.attention.3", s.squeezed, s.embed, 1, 1, 0)},
+        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
+        mlp_{read_linear(r, p + ".mlp.fc1", s.embed, s.hidden), read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)} {
+    const int64_t span = 2 * s.window - 1;
+    bias_ = gathered_bias(r.tensor(p + ".attn.relative_position_bias_table", {span * span, s.heads}), relative_position_index(s.window));
+  }
+
+  // x: [B, H, W, C]; mask: the shift mask for H x W.
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
+    const int64_t b = x.size(0), h = x.size(1), w = x.size(2);
+    const at::Tensor normed = norm1_(x);
+    const at::Tensor conv = cab_(normed.permute({0, 3, 1, 2})).permute({0, 2, 3, 1});
+    at::Tensor y = shift_ ? at::roll(normed, {-shift_, -shift_}, {1, 2}) : normed;
+    const at::Tensor windows = window_partition(y, window_);
+    const std::vector<at::Tensor> qkv = qkv_(windows).chunk(3, -1);
+    y = window_merge(proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, shift_ ? mask : at::Tensor())), b, h, w, window_);
+    if (shift_) y = at::roll(y, {shift_, shift_}, {1, 2});
+    const at::Tensor z = x + y + conv * kConvScale;
+    return z + mlp_(norm2_(z));
+  }
+
+  void visit_weights(const TensorVisitor& f) {
+    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
+    for (Linear* l : {&qkv_, &proj_, &mlp_.fc1, &mlp_.fc2}) l->visit_weights(f);
+    for (Conv2d* c : {&cab_.down, &cab_.up, &cab_.squeeze, &cab_.excite}) visit(*c, f);
+    f(bias_);
+  }
+
+ private:
+  int64_t heads_, window_, shift_;
+  LayerNorm norm1_;
+  Linear qkv_, proj_;
+  Cab cab_;
+  LayerNorm norm2_;
+  Mlp mlp_;
+  at::Tensor bias_;
+};
+
+// Overlapping cross-attention: queries in ws x ws windows, keys and values in the ows x ows window
+// centred on each (zero outside the map).
+class Ocab {
+ public:
+  Ocab(WeightReader& r, const std::string& p, const HatShape& s, const at::Tensor& index)
+      : heads_(s.heads),
+        window_(s.window),
+        overlap_(s.overlap),
+        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
+        qkv_(read_linear(r, p + ".qkv", s.embed, 3 * s.embed)),
+        proj_(read_linear(r, p + ".proj", s.embed, s.embed)),
+        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
+        mlp_{read_linear(r, p + ".mlp.fc1", s.embed, s.hidden), read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)} {
+    const int64_t span = s.window + s.overlap - 1;
+    bias_ = gathered_bias(r.tensor(p + ".relative_position_bias_table", {span * span, s.heads}), index);
+  }
+
+  at::Tensor operator()(const at::Tensor& x) const {  // [B, H, W, C]
+    const int64_t b = x.size(0), h = x.size(1), w = x.size(2), c = x.size(3);
+    const std::vector<at::Tensor> qkv = qkv_(norm1_(x)).chunk(3, -1);
+    const at::Tensor q = window_partition(qkv[0], window_);
+    // Keys and values of every overlapping window: im2col of the [B, 2C, H, W] map gives
+    // [B, 2C * ows^2, nW], channel-major as nn.Unfold, then tokens [2, B * nW, ows^2, C].
+    const at::Tensor kv = at::cat({qkv[1], qkv[2]}, -1).permute({0, 3, 1, 2});
+    const int64_t pad = (overlap_ - window_) / 2;
+    const at::Tensor cols = at::im2col(kv, {overlap_, overlap_}, {1, 1}, {pad, pad}, {window_, window_});
+    const at::Tensor kvw = cols.view({b, 2, c, overlap_ * overlap_, -1}).permute({1, 0, 4, 3, 2}).reshape({2, -1, overlap_ * overlap_, c});
+    const at::Tensor attended = biased_attention(q, kvw[0], kvw[1], heads_, bias_, at::Tensor());
+    const at::Tensor y = proj_(window_merge(attended, b, h, w, window_)) + x;
+    return y + mlp_(norm2_(y));
+  }
+
+  void visit_weights(const TensorVisitor& f) {
+    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
+    for (Linear* l : {&qkv_, &proj_, &mlp_.fc1, &mlp_.fc2}) l->visit_weights(f);
+    f(bias_);
+  }
+
+ private:
+  int64_t heads_, window_, overlap_;
+  LayerNorm norm1_;
+  Linear qkv_, proj_;
+  LayerNorm norm2_;
+  Mlp mlp_;
+  at::Tensor bias_;
+};
+
+// A residual hybrid attention group: the HABs, the OCAB, a conv in image layout, plus the input.
+struct Rhag {
+  std::vector<Hab> blocks;
+  std::optional<Ocab> overlap;
+  Conv2d conv;
+};
+
+class Hat : public NativeModel {
+ public:
+  Hat(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
+      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
+    WeightReader r(dict, source);
+    const int64_t n = s_.window * s_.window, on = s_.overlap * s_.overlap;
+    r.recomputed("relative_position_index_SA", {n, n});  // pure functions of the window sizes
+    r.recomputed("relative_position_index_OCA", {n, on});
+    // Upstream's index runs negative for many pairs and PyTorch's indexing wraps those to the table's
+    // end; the trained tables depend on it, so the wrap is kept.
+    const int64_t rows = (s_.window + s_.overlap - 1) * (s_.window + s_.overlap - 1);
+    const at::Tensor oca_index = at::remainder(overlapping_window_index(s_.window, s_.overlap), rows);
+    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
+    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
+    for (int64_t i = 0; i < s_.layers; ++i) {
+      const std::string p = str("layers.", i);
+      Rhag g;
+      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
+      g.overlap.emplace(r, p + ".residual_group.overlap_attn", s_, oca_index);
+      g.conv = read_conv(r, p + ".conv", s_.embed, s_.embed, 3);
+      groups_.push_back(std::move(g));
+    }
+    norm_ = read_layer_norm(r, "norm", s_.embed);
+    if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
+    before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
+    const bool three = s_.scale == 3;
+    const int steps = three ? 1 : int(std::lround(std::log2(double(s_.scale))));
+    for (int i = 0; i < steps; ++i) {
+      upsample_.push_back(read_conv(r, str("upsample.", 2 * i), s_.feat, (three ? 9 : 4) * s_.feat, 3));
+      shuffle_.push_back(three ? 3 : 2);
+    }
+    last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
+    r.expect_all_used();
+  }
+
+ protected:
+  at::Tensor run(const at::Tensor& input) override {
+    const at::Tensor mean = s_.in == 3 ? at::tensor({0.4488f, 0.4371f, 0.4040f}).to(input.options()).view({1, 3, 1, 1})
+                                       : at::zeros({1, 1, 1, 1}, input.options());
+    const at::Tensor first = first_(input - mean);
+    at::Tensor body = features(first);
+    if (s_.after_body) body = after_body_(body);
+    at::Tensor y = at::leaky_relu(before_upsample_(body + first), 0.01);
+    for (size_t i = 0; i < upsample_.size(); ++i) y = at::pixel_shuffle(upsample_[i](y), shuffle_[i]);
+    return last_(y) + mean;
+  }
+
+  void visit_weights(const TensorVisitor& f) override {
+    visit(first_, f);
+    embed_norm_.visit_weights(f);
+    for (Rhag& g : groups_) {
+      for (Hab& b : g.blocks) b.visit_weights(f);
+      g.overlap->visit_weights(f);
+      visit(g.conv, f);
+    }
+    norm_.visit_weights(f);
+    if (s_.after_body) visit(after_body_, f);
+    visit(before_upsample_, f);
+    for (Conv2d& c : upsample_) visit(c, f);
+    visit(last_, f);
+    masks_.clear();  // rebuilt in the new device and precision
+  }
+
+ private:
+  at::Tensor features(const at::Tensor& x) {
+    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
+    const at::Tensor& mask = shift_mask(t);
+    for (const Rhag& g : groups_) {
+      at::Tensor y = t;
+      for (const Hab& b : g.blocks) y = b(y, mask);
+      y = (*g.overlap)(y);
+      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
+    }
+    return norm_(t).permute({0, 3, 1, 2}).contiguous();
+  }
+
+  const at::Tensor& shift_mask(const at::Tensor& t) {
+    const std::pair<int64_t, int64_t> size{t.size(1), t.size(2)};
+    auto it = masks_.find(size);
+    if (it == masks_.end())
+      it = masks_.emplace(size, shifted_window_mask(size.first, size.second, s_.window, s_.window / 2).to(t.options())).first;
+    return it->second;
+  }
+
+  HatShape s_;
+  Conv2d first_, after_body_, before_upsample_, last_;
+  LayerNorm embed_norm_, norm_;
+  std::vector<Rhag> groups_;
+  std::vector<Conv2d> upsample_;
+  std::vector<int64_t> shuffle_;
+  std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;  // by token map size
+};
+
+std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
+  const std::string group = "layers.0.residual_group.", block = group + "blocks.0.";
+  for (const std::string key : {std::string("relative_position_index_SA"), std::string("relative_position_index_OCA"),
+                                std::string("conv_first.weight"), block + "conv_block.cab.0.weight",
+                                group + "overlap_attn.relative_position_bias_table", std::string("conv_last.weight")})
+    if (!dict.count(key)) return std::nullopt;
+  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": HAT layout: ", why)); };
+  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
+    const auto v = dim_of(dict, key, rank, axis);
+    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
+    return *v;
+  };
+  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
+  const int64_t n = dim("relative_position_index_SA", 2, 0), on = dim("relative_position_index_OCA", 2, 1);
+  const int64_t window = std::llround(std::sqrt(double(n))), overlap = std::llround(std::sqrt(double(on)));
+  if (window * window != n || overlap * overlap != on || overlap < window || (overlap - window) % 2)
+    throw fail(str("window tables of ", n, " and ", on, " tokens are not a window and a wider centred one"));
+  const int64_t heads = dim(group + "overlap_attn.relative_position_bias_table", 2, 1);
+  if (embed % heads) throw fail(str(embed, " channels do not split into ", heads, " heads"));
+  const int64_t layers = int64_t(key_indices(dict, "layers.").size());
+  const int64_t depth = int64_t(key_indices(dict, group + "blocks.").size());
+  for (int64_t i = 1; i < layers; ++i) {
+    const std::string g = str("layers.", i, ".residual_group.");
+    const int64_t d = int64_t(key_indices(dict, g + "blocks.").size());
+    const auto h = dim_of(dict, g + "overlap_attn.relative_position_bias_table", 2, 1);
+    if (d != depth || h != heads)
+      throw fail(str("layer ", i, " has ", d, " blocks and ", h.value_or(0), " heads where layer 0 has ", depth, " and ", heads,
+                     "; only uniform layers are supported"));
+  }
+  const int64_t feat = dim("conv_last.weight", 4, 1);
+  int64_t scale = 1;
+  for (int i = 0; dict.count(str("upsample.", i, ".weight")); i += 2) {
+    const auto o = dim_of(dict, str("upsample.", i, ".weight"), 4, 0);
+    const std::optional<int> step = o ? shuffle_factor(*o, feat) : std::nullopt;
+    if (!step || (*step != 2 && *step != 3)) throw fail(str("upsample.", i, " is not a x2 or x3 pixel-shuffle convolution"));
+    scale *= *step;
+  }
+  DetectedArch d;
+  d.arch = "hat";
+  d.scale = int(scale);
+  d.in_channels = int(in);
+  d.out_channels = int(in);
+  d.params = {{"embed_dim", double(embed)},
+              {"layers", double(layers)},
+              {"depth", double(depth)},
+              {"heads", double(heads)},
+              {"window_size", double(window)},
+              {"overlap_window", double(overlap)},
+              {"mlp_hidden", double(dim(block + "mlp.fc1.weight", 2, 0))},
+              {"cab_channels", double(dim(block + "conv_block.cab.0.weight", 4, 0))},
+              {"squeeze_channels", double(dim(block + "conv_block.cab.3.attention.1.weight", 4, 0))},
+              {"num_feat", double(feat)},
+              {"conv_after_body", dict.count("conv_after_body.weight") ? 1.0 : 0.0}};
+  return d;
+}
+
+}  // namespace
+
+Architecture hat_architecture() {
+  return {"hat", detect,
+          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
+            return std::make_unique<Hat>(dict, d, source);
+          }};
+}
+
+}  // namespace framelift::models

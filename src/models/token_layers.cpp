@@ -1,0 +1,50 @@
+#include "models/token_layers.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+namespace framelift::models {
+
+at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
+  return at::layer_norm(x, {weight.size(0)}, weight, bias, 1e-5);
+}
+
+void LayerNorm::visit_weights(const TensorVisitor& f) {
+  f(weight);
+  f(bias);
+}
+
+LayerNorm read_layer_norm(WeightReader& r, const std::string& prefix, int64_t channels) {
+  return {r.tensor(prefix + ".weight", {channels}), r.tensor(prefix + ".bias", {channels})};
+}
+
+at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
+
+void Linear::visit_weights(const TensorVisitor& f) {
+  f(weight);
+  f(bias);
+}
+
+Linear read_linear(WeightReader& r, const std::string& prefix, int64_t in, int64_t out) {
+  return {r.tensor(prefix + ".weight", {out, in}), r.tensor(prefix + ".bias", {out})};
+}
+
+at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& bias, const at::Tensor& mask) {
+  const int64_t b = q.size(0), nq = q.size(1), nk = k.size(1), c = q.size(2), d = c / heads;
+  auto split = [&](const at::Tensor& t, int64_t n) { return t.reshape({b, n, heads, d}).permute({0, 2, 1, 3}); };
+  at::Tensor scores = at::matmul(split(q, nq) * (1.0 / std::sqrt(double(d))), split(k, nk).transpose(-2, -1)) + bias.unsqueeze(0);
+  if (mask.defined()) {
+    const int64_t nw = mask.size(0);
+    scores = (scores.view({b / nw, nw, heads, nq, nk}) + mask.unsqueeze(1).unsqueeze(0)).view({b, heads, nq, nk});
+  }
+  return at::matmul(at::softmax(scores, -1), split(v, nk)).transpose(1, 2).reshape({b, nq, c});
+}
+
+at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index) {
+  const int64_t nq = index.size(0), nk = index.size(1);
+  return table.index_select(0, index.reshape({-1})).view({nq, nk, table.size(1)}).permute({2, 0, 1}).contiguous();
+}
+
+}  // namespace framelift::models

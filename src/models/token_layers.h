@@ -1,0 +1,37 @@
+#pragma once
+// The token-layout layers of the transformer networks (SwinIR, HAT, ...): LayerNorm over the last
+// (channel) axis, linear layers, and multi-head attention with an additive per-head bias and an
+// optional window mask. Tokens are [..., C]; the networks keep maps channels-last in between.
+#include <string>
+
+#include <ATen/core/Tensor.h>
+
+#include "models/native_model.h"
+
+namespace framelift::models {
+
+struct LayerNorm {
+  at::Tensor weight, bias;  // [C]
+  at::Tensor operator()(const at::Tensor& x) const;  // eps 1e-5, nn.LayerNorm's default
+  void visit_weights(const TensorVisitor& f);
+};
+LayerNorm read_layer_norm(WeightReader& r, const std::string& prefix, int64_t channels);
+
+struct Linear {
+  at::Tensor weight, bias;  // [out, in], [out]
+  at::Tensor operator()(const at::Tensor& x) const;
+  void visit_weights(const TensorVisitor& f);
+};
+Linear read_linear(WeightReader& r, const std::string& prefix, int64_t in, int64_t out);
+
+// softmax(q k^T / sqrt(d) + bias [+ mask]) v, heads split from the channels and merged back.
+// q [B, Nq, C], k and v [B, Nk, C]; bias [heads, Nq, Nk]; mask [nW, Nq, Nk] for B = batches * nW
+// windows (undefined: none). Returns [B, Nq, C].
+at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& bias, const at::Tensor& mask);
+
+// The per-head bias of every (query, key) token pair gathered from a relative-position table
+// [rows, heads] by an index [Nq, Nk]: [heads, Nq, Nk].
+at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index);
+
+}  // namespace framelift::models
