@@ -11,6 +11,7 @@ Declaration omnisr_declaration();
 Declaration span_declaration();
 Declaration swinir_declaration();
 Declaration hat_declaration();
+Declaration safmn_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();

@@ -15,6 +15,7 @@ const std::vector<Declaration>& declarations() {
       span_declaration(),           //
       swinir_declaration(),         //
       hat_declaration(),            //
+      safmn_declaration(),          //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -19,6 +19,23 @@ LayerNorm read_layer_norm(WeightReader& r, const std::string& prefix, int64_t ch
   return {r.tensor(prefix + ".weight", {channels}), r.tensor(prefix + ".bias", {channels})};
 }
 
+at::Tensor ChannelNorm::operator()(const at::Tensor& x) const {
+  return at::layer_norm(x.permute({0, 2, 3, 1}), {weight.size(0)}, weight, bias, eps).permute({0, 3, 1, 2});
+}
+
+void ChannelNorm::visit_weights(const TensorVisitor& f) {
+  f(weight);
+  f(bias);
+}
+
+ChannelNorm read_channel_norm(WeightReader& r, const std::string& prefix, int64_t channels, double eps) {
+  return {r.tensor(prefix + ".weight", {channels}), r.tensor(prefix + ".bias", {channels}), eps};
+}
+
+at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
+  return at::conv2d(x, c.weight, c.bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, c.weight.size(0));
+}
+
 at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
 
 void Linear::visit_weights(const TensorVisitor& f) {

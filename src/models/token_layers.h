@@ -17,6 +17,19 @@ struct LayerNorm {
 };
 LayerNorm read_layer_norm(WeightReader& r, const std::string& prefix, int64_t channels);
 
+// LayerNorm over the channels of a [B, C, H, W] map (upstream "LayerNorm2d" / channels_first:
+// biased variance, eps inside the square root): nn.LayerNorm on the channels-last view.
+struct ChannelNorm {
+  at::Tensor weight, bias;  // [C]
+  double eps = 1e-6;
+  at::Tensor operator()(const at::Tensor& x) const;
+  void visit_weights(const TensorVisitor& f);
+};
+ChannelNorm read_channel_norm(WeightReader& r, const std::string& prefix, int64_t channels, double eps = 1e-6);
+
+// A depthwise convolution (groups = channels; read_conv stores it as [C, 1, k, k]).
+at::Tensor depthwise(const Conv2d& c, const at::Tensor& x);
+
 struct Linear {
   at::Tensor weight, bias;  // [out, in], [out]
   at::Tensor operator()(const at::Tensor& x) const;

@@ -275,6 +275,26 @@ def hat_configs(spandrel):
     }
 
 
+def safmn_configs(spandrel):
+    SAFMN = spandrel_arch(spandrel, "SAFMN/__arch/safmn.py").SAFMN
+
+    def safmn(**kw):
+        model = SAFMN(**kw)
+
+        def reseed(name, p, g):
+            if ".norm" in "." + name and name.endswith("weight"):  # LayerNorm scales around 1
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # published: dim 36 (SAFMN), 128 (SAFMN-L), 8 or 16 blocks, ffn 2, x2/x3/x4; inputs are
+        # multiples of 8, as spandrel requires
+        "safmn-d16-x2": (lambda: safmn(dim=16, n_blocks=2, ffn_scale=2.0, upscaling_factor=2), 1841, (40, 32)),
+        "safmn-d12-x4-ffn1.5": (lambda: safmn(dim=12, n_blocks=3, ffn_scale=1.5, upscaling_factor=4), 1842, (24, 16)),
+    }
+
+
 def main():
     args = sys.argv[1:]
     vsrife = None
@@ -289,6 +309,7 @@ def main():
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
     configs.update(hat_configs(spandrel))
+    configs.update(safmn_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
