@@ -74,11 +74,28 @@ def spandrel_arch(spandrel, relative):
     util.store_hyperparameters = lambda **_: (lambda cls: cls)
     sys.modules.setdefault("spandrel", types.ModuleType("spandrel"))
     sys.modules["spandrel.util"] = util
-    path = os.path.join(spandrel, "libs", "spandrel", "spandrel", "architectures", relative)
-    spec = importlib.util.spec_from_file_location(relative.replace("/", "_"), path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    architectures = os.path.join(spandrel, "libs", "spandrel", "spandrel", "architectures")
+
+    def load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    # Arch files import shared layers (DySample, ...) by absolute name from __arch_helpers:
+    # those resolve to the checkout's own files, each loaded alone as the arch file is.
+    helpers = os.path.join(architectures, "__arch_helpers")
+    for package in ("spandrel.architectures", "spandrel.architectures.__arch_helpers"):
+        sys.modules.setdefault(package, types.ModuleType(package))
+    for file in sorted(os.listdir(helpers)):
+        name = "spandrel.architectures.__arch_helpers." + file[:-3]
+        if file.endswith(".py") and file != "__init__.py" and name not in sys.modules:
+            try:
+                load(name, os.path.join(helpers, file))
+            except ImportError:
+                pass  # a helper needing what Debian lacks; the archs used here do not import it
+    return load(relative.replace("/", "_"), os.path.join(architectures, relative))
 
 
 def span_configs(spandrel):
@@ -100,12 +117,41 @@ def span_configs(spandrel):
     }
 
 
+def plksr_configs(spandrel):
+    PLKSR = spandrel_arch(spandrel, "PLKSR/__arch/PLKSR.py").PLKSR
+    RealPLKSR = spandrel_arch(spandrel, "PLKSR/__arch/RealPLKSR.py").RealPLKSR
+    return {
+        # PLKSR (published: dim 64, 28 blocks, kernel 17; tiny: 12 blocks, kernel 13), CCM, x2
+        "plksr-d16-x2": (lambda: PLKSR(dim=16, n_blocks=3, upscaling_factor=2, kernel_size=17), 1901, (37, 29)),
+        # the ICCM mixer, no element-wise attention, kernel 13, x4
+        "plksr-d16-x4-iccm-noea": (lambda: PLKSR(dim=16, n_blocks=2, upscaling_factor=4, ccm_type="ICCM",
+                                                 kernel_size=13, use_ea=False), 1902, (23, 19)),
+        # the DCCM mixer with the rectangular sparse large kernel (the paper's ablation), x3
+        "plksr-d16-x3-dccm-rect": (lambda: PLKSR(dim=16, n_blocks=2, upscaling_factor=3, ccm_type="DCCM",
+                                                 kernel_size=15, lk_type="RectSparsePLK"), 1903, (31, 21)),
+        # RealPLKSR with its default GroupNorm (statistics of the whole frame), x2
+        "realplksr-d16-x2": (lambda: RealPLKSR(dim=16, n_blocks=3, upscaling_factor=2), 1911, (37, 29)),
+        # with the per-pixel LayerNorm instead, x4
+        "realplksr-d16-x4-ln": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=4, layer_norm=True),
+                                1912, (23, 19)),
+        # LayerNorm and the DySample upsampler, x2 (4 offset groups)
+        "realplksr-d16-x2-ln-dysample": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=2, layer_norm=True,
+                                                           dysample=True), 1913, (37, 29)),
+        # GroupNorm and DySample at x3 (3 groups: odd scales), x1 with LayerNorm (no end conv)
+        "realplksr-d16-x3-dysample": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=3, dysample=True),
+                                      1914, (31, 21)),
+        "realplksr-d16-x1-ln": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=1, layer_norm=True),
+                                1915, (37, 29)),
+    }
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     spandrel = sys.argv[1]
     configs = {}
     configs.update(span_configs(spandrel))
+    configs.update(plksr_configs(spandrel))
     wanted = sys.argv[2:] or list(configs)
     torch.set_num_threads(1)
     for name in wanted:
