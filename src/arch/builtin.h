@@ -9,6 +9,8 @@ Declaration rrdbnet_declaration();
 Declaration realcugan_declaration();
 Declaration omnisr_declaration();
 Declaration span_declaration();
+Declaration plksr_declaration();
+Declaration realplksr_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();

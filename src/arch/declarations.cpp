@@ -13,6 +13,8 @@ const std::vector<Declaration>& declarations() {
       realcugan_declaration(),      //
       omnisr_declaration(),         //
       span_declaration(),           //
+      plksr_declaration(),          //
+      realplksr_declaration(),      //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),
