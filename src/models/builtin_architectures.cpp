@@ -10,6 +10,8 @@ void register_builtin_architectures() {
   register_architecture(waifu2x_cunet_architecture());
   register_architecture(waifu2x_upconv7_architecture());
   register_architecture(span_architecture());
+  register_architecture(plksr_architecture());
+  register_architecture(realplksr_architecture());
 }
 
 }  // namespace framelift::models

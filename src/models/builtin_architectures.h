@@ -13,6 +13,8 @@ Architecture omnisr_architecture();           // omnisr.cpp
 Architecture waifu2x_cunet_architecture();    // realcugan.cpp: the same U-Nets, noise-only 1x
 Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
 Architecture span_architecture();             // span.cpp
+Architecture plksr_architecture();            // plksr.cpp
+Architecture realplksr_architecture();        // realplksr.cpp
 
 void register_builtin_architectures();
 
