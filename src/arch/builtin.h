@@ -12,6 +12,8 @@ Declaration span_declaration();
 Declaration swinir_declaration();
 Declaration hat_declaration();
 Declaration safmn_declaration();
+Declaration plksr_declaration();
+Declaration realplksr_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();

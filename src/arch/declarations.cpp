@@ -16,6 +16,8 @@ const std::vector<Declaration>& declarations() {
       swinir_declaration(),         //
       hat_declaration(),            //
       safmn_declaration(),          //
+      plksr_declaration(),          //
+      realplksr_declaration(),      //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

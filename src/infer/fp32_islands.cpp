@@ -34,4 +34,14 @@ at::Tensor conv_transpose2d(const at::Tensor& x, const at::Tensor& weight, const
       .to(x.scalar_type());
 }
 
+at::Tensor mish(const at::Tensor& x) {
+  if (!needs_fp32_island(x)) return at::mish(x);
+  return at::mish(x.to(at::kFloat)).to(x.scalar_type());
+}
+
+at::Tensor group_norm(const at::Tensor& x, int64_t groups, const at::Tensor& weight, const at::Tensor& bias, double eps) {
+  if (!needs_fp32_island(x)) return at::group_norm(x, groups, weight, bias, eps);
+  return at::group_norm(x.to(at::kFloat), groups, weight.to(at::kFloat), bias.to(at::kFloat), eps).to(x.scalar_type());
+}
+
 }  // namespace framelift::infer

@@ -16,4 +16,11 @@ at::Tensor replicate_pad2d(const at::Tensor& x, at::IntArrayRef pads);
 at::Tensor conv_transpose2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, at::IntArrayRef stride,
                             at::IntArrayRef padding, at::IntArrayRef output_padding, int64_t groups, at::IntArrayRef dilation);
 
+// Mish (x * tanh(softplus(x))), RealPLKSR's activation.
+at::Tensor mish(const at::Tensor& x);
+
+// at::group_norm. Its 1.13 CPU bf16 kernel is wrong on channels-last input (what NativeModel
+// feeds): 4 dB against fp32 on a 16-channel map, 44 dB on the same map contiguous.
+at::Tensor group_norm(const at::Tensor& x, int64_t groups, const at::Tensor& weight, const at::Tensor& bias, double eps);
+
 }  // namespace framelift::infer

@@ -23,6 +23,9 @@ struct ModelInfo {
   int out_channels = 3;
   int size_multiple = 1;   // input H and W must be multiples of this
   int tile_overlap = 16;   // context (input pixels) a tile needs on each side for seamless blending
+  // false: the network takes statistics over the whole frame (RealPLKSR's GroupNorm), so a tile
+  // would be normalised by its own; the tiler then runs whole frames whatever tile is asked for.
+  bool tiled = true;
 };
 
 class ImageModel {

@@ -11,11 +11,16 @@ ModelRunner::ModelRunner(std::unique_ptr<models::ImageModel> model, RunnerOption
     : model_(std::move(model)), options_(options) {
   options_.batch = std::max(1, options_.batch);
   if (options_.tiles.overlap < 0) options_.tiles.overlap = model_->info().tile_overlap;
+  // A default tile is the planner's to drop quietly; one the user asked for deserves a word.
+  if (!model_->info().tiled && options_.tiles.tile > 0)
+    log::warn(model_->info().arch, ": runs whole frames only (its normalisation takes statistics of the whole frame); ",
+              "ignoring the ", options_.tiles.tile, " px tile");
   prepare_device(options_.target);
   model_->to(options_.target.device, options_.target.dtype);
 }
 
 int ModelRunner::tile_for(int64_t height, int64_t width) {
+  if (!model_->info().tiled) return 0;
   if (options_.tiles.tile > 0) return options_.tiles.tile;
   auto key = std::make_pair(height, width);
   if (auto it = planned_.find(key); it != planned_.end()) return it->second;

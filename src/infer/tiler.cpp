@@ -112,7 +112,7 @@ at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& images, Ti
   const int overlap = options.overlap >= 0 ? options.overlap : model.info().tile_overlap;
   const int64_t side = std::max(x.size(2), x.size(3));
   // A tile at least as large as the frame is the whole frame, without the tiling's overlap cost.
-  int tile = options.tile <= 0 || options.tile >= side ? 0 : options.tile;
+  int tile = options.tile <= 0 || options.tile >= side || !model.info().tiled ? 0 : options.tile;
   int batch = std::max(1, options.batch);
   for (;;) {
     try {
@@ -126,6 +126,12 @@ at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& images, Ti
         batch /= 2;
         log::warn("out of memory; retrying the frame with ", batch, " tile(s) per call");
         continue;
+      }
+      if (!model.info().tiled) {
+        std::string why = e.what();
+        throw Error(ErrorKind::Resource, framelift::str("out of memory on a whole ", x.size(3), "x", x.size(2), " frame, and ",
+                                                        model.info().arch, " runs whole frames only (",
+                                                        why.substr(0, why.find('\n')), ")"));
       }
       const int current = tile == 0 ? static_cast<int>(side) : tile;
       if (current / 2 < kMinTile)

@@ -28,6 +28,7 @@ struct TileOptions {
   int batch = 1;
 };
 
+// A model whose info().tiled is false runs on whole frames whatever options.tile says.
 // images: [3, H, W] or a batch [N, 3, H, W], on the model's device. Returns the same rank with
 // H*scale, W*scale. `used_tile` (when given) receives the tile size that finally worked (0: whole).
 at::Tensor upscale_tiled(models::ImageModel& model, const at::Tensor& images, TileOptions options = {},

@@ -125,7 +125,8 @@ void NativeModel::to(c10::Device device, c10::ScalarType dtype) {
 
 ModelInfo declared_info(const DetectedArch& d) {
   const arch::ArchCost geometry = arch::cost(d.arch, d.scale, d.params);
-  return ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, geometry.size_multiple, geometry.tile_overlap};
+  return ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, geometry.size_multiple, geometry.tile_overlap,
+                   geometry.tiled};
 }
 
 }  // namespace framelift::models

@@ -180,6 +180,49 @@ TEST(ArchCost, HatMatchesTheHandCount) {
   EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 576);
 }
 
+TEST(ArchCost, PlksrMatchesTheHandCount) {
+  // src/models/plksr.cpp: the stem (3 -> c), per block the CCM (3x3 c -> 2c, 1x1 2c -> c), the
+  // 17x17 over c / 4 channels, the attention's 3x3 and the 1x1 refine, then the tail c -> 3 s^2.
+  const double c = 64, p = 16, s = 4;
+  const double block = c * 2 * c * 9 + 2 * c * c + p * p * 17 * 17 + c * c * 9 + c * c;
+  const ArchCost k = cost("plksr", 4, {{"dim", 64}, {"n_blocks", 28}, {"kernel_size", 17}, {"lk_channels", 16}});
+  EXPECT_NEAR(k.macs_per_px, 3 * c * 9 + 28 * block + c * 3 * s * s * 9, 1e-6);
+  EXPECT_TRUE(k.tiled);
+  EXPECT_EQ(k.size_multiple, 1);
+  // 28 blocks see 282 px; the context is capped (src/arch/plksr_walk.cpp).
+  EXPECT_EQ(k.tile_overlap, 48);
+  // The mixer's 2c hidden channels beside the block input and the mixer's own input.
+  EXPECT_GE(k.peak_elems_per_px, 4 * c);
+  // PLKSR-tiny: 12 blocks, kernel 13; ICCM swaps the mixer's kernels (the same MACs); no
+  // attention drops its 3x3.
+  const double tiny = c * 2 * c * 9 + 2 * c * c + p * p * 13 * 13 + c * c * 9 + c * c;
+  EXPECT_NEAR(cost("plksr", 2, {{"dim", 64}, {"n_blocks", 12}, {"kernel_size", 13}, {"lk_channels", 16}}).macs_per_px,
+              3 * c * 9 + 12 * tiny + c * 12 * 9, 1e-6);
+  EXPECT_NEAR(cost("plksr", 2, {{"n_blocks", 12}, {"mixer_kernel_in", 1}, {"mixer_kernel_out", 3}, {"ea", 0}}).macs_per_px,
+              3 * c * 9 + 12 * (block - c * c * 9) + c * 12 * 9, 1e-6);
+  // A small network's context is its receptive field: 1 + 2 * (1 + 8 + 1) + 1.
+  EXPECT_EQ(cost("plksr", 2, {{"dim", 16}, {"n_blocks", 2}}).tile_overlap, 22);
+}
+
+TEST(ArchCost, RealPlksrMatchesTheHandCountAndItsGroupNormIsNotTiled) {
+  // src/models/realplksr.cpp: as PLKSR with a DCCM mixer (3x3 c -> 2c, 3x3 2c -> c).
+  const double c = 64, p = 16, s = 4;
+  const double block = c * 2 * c * 9 * 2 + p * p * 17 * 17 + c * c * 9 + c * c;
+  const ArchCost gn = cost("realplksr", 4, {{"dim", 64}, {"n_blocks", 28}, {"layer_norm", 0}});
+  EXPECT_NEAR(gn.macs_per_px, 3 * c * 9 + 28 * block + c * 3 * s * s * 9, 1e-6);
+  // GroupNorm: statistics over the whole frame, so no tiles; LayerNorm is per pixel.
+  EXPECT_FALSE(gn.tiled);
+  const ArchCost ln = cost("realplksr", 4, {{"dim", 64}, {"n_blocks", 28}, {"layer_norm", 1}});
+  EXPECT_TRUE(ln.tiled);
+  EXPECT_EQ(ln.tile_overlap, 48);
+  EXPECT_NEAR(ln.macs_per_px, gn.macs_per_px, 1e-6);
+  // DySample at x2 (4 groups): two 1x1s 12 -> 32 and the 1x1 12 -> 3 at the output size.
+  const ArchCost dy = cost("realplksr", 2, {{"layer_norm", 1}, {"dysample", 1}});
+  const ArchCost shuffle = cost("realplksr", 2, {{"layer_norm", 1}});
+  EXPECT_NEAR(dy.macs_per_px - shuffle.macs_per_px, 2 * 12 * 32 + 12 * 3 * 4, 1e-6);
+  EXPECT_FALSE(declaration("realplksr").runs_in(Precision::Fp16));
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;

@@ -7,6 +7,7 @@
 #include "infer/tiler.h"
 #include "infer/image_model.h"
 #include "plan/planner.h"
+#include "util/error.h"
 
 namespace framelift::infer {
 namespace {
@@ -14,8 +15,9 @@ namespace {
 // Nearest-neighbour x2 that counts what it is given.
 class CountingModel : public models::ImageModel {
  public:
-  explicit CountingModel(int multiple) {
+  explicit CountingModel(int multiple, bool tiled = true) {
     info_.arch = "counting";
+    info_.tiled = tiled;
     info_.scale = 2;
     info_.size_multiple = multiple;
   }
@@ -53,6 +55,42 @@ TEST(TilerGeometry, PlannerCountsTheSamePixelsAndCallsAsTheTiler) {
     EXPECT_DOUBLE_EQ(model.pixels, t.total) << c.w << "x" << c.h << " tile " << c.tile;
     EXPECT_DOUBLE_EQ(model.largest, t.largest) << c.w << "x" << c.h << " tile " << c.tile;
   }
+}
+
+// A network that takes statistics over its whole input (RealPLKSR's GroupNorm) says so in its
+// info; the tiler then makes one call per frame whatever tile it is asked for.
+TEST(TilerGeometry, AWholeFrameOnlyModelGetsOneCallPerFrameWhateverTheTile) {
+  CountingModel model(1, /*tiled*/ false);
+  int used = -1;
+  const at::Tensor frames = at::rand({2, 3, 72, 96});
+  const at::Tensor out = upscale_tiled(model, frames, {.tile = 32, .overlap = 8, .batch = 4}, &used);
+  EXPECT_EQ(used, 0);
+  EXPECT_EQ(model.calls, 1);
+  EXPECT_DOUBLE_EQ(model.largest, 2.0 * 72 * 96);
+  EXPECT_TRUE(at::equal(out, frames.repeat_interleave(2, 2).repeat_interleave(2, 3)));
+  // The tileable model given the same options is tiled: the rule above is the info's doing.
+  CountingModel tileable(1);
+  upscale_tiled(tileable, frames, {.tile = 32, .overlap = 8});
+  EXPECT_GT(tileable.calls, 1);
+}
+
+// Out of memory on a whole frame cannot be answered by halving the tile for such a model.
+TEST(TilerGeometry, OutOfMemoryOnAWholeFrameOnlyModelIsAResourceErrorNamingIt) {
+  struct Exhausted : CountingModel {
+    Exhausted() : CountingModel(1, /*tiled*/ false) {}
+    at::Tensor forward(const at::Tensor&) override {
+      ++calls;
+      throw std::runtime_error("CUDA out of memory. Tried to allocate 2.00 GiB");
+    }
+  } model;
+  try {
+    upscale_tiled(model, at::rand({1, 3, 72, 96}), {.tile = 32});
+    ADD_FAILURE() << "ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Resource);
+    EXPECT_NE(std::string(e.what()).find("counting runs whole frames only"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(model.calls, 1);
 }
 
 }  // namespace

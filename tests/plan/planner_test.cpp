@@ -257,3 +257,25 @@ TEST(Planner, ForcedTileIsUsedAndCountsTheTilesContextLikeTheTiler) {
   EXPECT_EQ(whole.tile, 0);
   EXPECT_LT(e.stages[0].activation_bytes, whole.stages[0].activation_bytes / 4);
 }
+
+TEST(Planner, RealPlksrWithGroupNormIsPlannedOnWholeFramesEvenWhenATileIsForced) {
+  // Its GroupNorm takes statistics of the whole frame, so the tiler runs it whole (ModelInfo.tiled,
+  // src/infer/tiler.cpp); the planner must count the same one call per frame.
+  const PlanCatalog c = PlanCatalog::load_default();
+  auto stage = [](double layer_norm) {
+    return StageSpec{"upscale", "realplksr", framelift::arch::cost("realplksr", 4, {{"layer_norm", layer_norm}}), 4, 1};
+  };
+  Job j = framelift::plan::testing::job_1080p({stage(0)});
+  j.precision = "bf16";
+  j.tile = 256;
+  const auto whole = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
+  ASSERT_EQ(whole.stages.size(), 1u);
+  EXPECT_EQ(whole.tile, 0);
+  EXPECT_DOUBLE_EQ(whole.stages[0].calls_per_frame, 1);
+  EXPECT_DOUBLE_EQ(whole.stages[0].pixels_per_call, 1920.0 * 1080.0);
+  // The LayerNorm variant is per pixel and takes the tile.
+  j.stages = {stage(1)};
+  const auto tiled = estimate_device(j, *c.device("h100"), 16, {}, Calibration());
+  EXPECT_EQ(tiled.tile, 256);
+  EXPECT_GT(tiled.stages[0].calls_per_frame, 1);
+}

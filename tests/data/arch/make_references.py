@@ -295,6 +295,34 @@ def safmn_configs(spandrel):
     }
 
 
+def plksr_configs(spandrel):
+    PLKSR = spandrel_arch(spandrel, "PLKSR/__arch/PLKSR.py").PLKSR
+    RealPLKSR = spandrel_arch(spandrel, "PLKSR/__arch/RealPLKSR.py").RealPLKSR
+    return {
+        # PLKSR (published: dim 64, 28 blocks, kernel 17; tiny: 12 blocks, kernel 13), CCM, x2
+        "plksr-d16-x2": (lambda: PLKSR(dim=16, n_blocks=3, upscaling_factor=2, kernel_size=17), 1901, (37, 29)),
+        # the ICCM mixer, no element-wise attention, kernel 13, x4
+        "plksr-d16-x4-iccm-noea": (lambda: PLKSR(dim=16, n_blocks=2, upscaling_factor=4, ccm_type="ICCM",
+                                                 kernel_size=13, use_ea=False), 1902, (23, 19)),
+        # the DCCM mixer with the rectangular sparse large kernel (the paper's ablation), x3
+        "plksr-d16-x3-dccm-rect": (lambda: PLKSR(dim=16, n_blocks=2, upscaling_factor=3, ccm_type="DCCM",
+                                                 kernel_size=15, lk_type="RectSparsePLK"), 1903, (31, 21)),
+        # RealPLKSR with its default GroupNorm (statistics of the whole frame), x2
+        "realplksr-d16-x2": (lambda: RealPLKSR(dim=16, n_blocks=3, upscaling_factor=2), 1911, (37, 29)),
+        # with the per-pixel LayerNorm instead, x4
+        "realplksr-d16-x4-ln": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=4, layer_norm=True),
+                                1912, (23, 19)),
+        # LayerNorm and the DySample upsampler, x2 (4 offset groups)
+        "realplksr-d16-x2-ln-dysample": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=2, layer_norm=True,
+                                                           dysample=True), 1913, (37, 29)),
+        # GroupNorm and DySample at x3 (3 groups: odd scales), x1 with LayerNorm (no end conv)
+        "realplksr-d16-x3-dysample": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=3, dysample=True),
+                                      1914, (31, 21)),
+        "realplksr-d16-x1-ln": (lambda: RealPLKSR(dim=16, n_blocks=2, upscaling_factor=1, layer_norm=True),
+                                1915, (37, 29)),
+    }
+
+
 def main():
     args = sys.argv[1:]
     vsrife = None
@@ -310,6 +338,7 @@ def main():
     configs.update(swinir_configs(spandrel))
     configs.update(hat_configs(spandrel))
     configs.update(safmn_configs(spandrel))
+    configs.update(plksr_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
