@@ -16,6 +16,7 @@ const std::vector<Declaration>& declarations() {
       swinir_declaration(),         //
       hat_declaration(),            //
       safmn_declaration(),          //
+      mosr_declaration(),           //
       plksr_declaration(),          //
       realplksr_declaration(),      //
       waifu2x_cunet_declaration(),  //

@@ -13,6 +13,7 @@ void register_builtin_architectures() {
   register_architecture(swinir_architecture());
   register_architecture(hat_architecture());
   register_architecture(safmn_architecture());
+  register_architecture(mosr_architecture());
   register_architecture(plksr_architecture());
   register_architecture(realplksr_architecture());
 }

@@ -16,6 +16,7 @@ Architecture span_architecture();             // span.cpp
 Architecture swinir_architecture();           // swinir.cpp
 Architecture hat_architecture();              // hat.cpp
 Architecture safmn_architecture();            // safmn.cpp
+Architecture mosr_architecture();             // mosr.cpp
 Architecture plksr_architecture();            // plksr.cpp
 Architecture realplksr_architecture();        // realplksr.cpp
 

@@ -223,6 +223,22 @@ TEST(ArchCost, RealPlksrMatchesTheHandCountAndItsGroupNormIsNotTiled) {
   EXPECT_FALSE(declaration("realplksr").runs_in(Precision::Fp16));
 }
 
+TEST(ArchCost, SafmnAndMosrMatchTheHandCount) {
+  // SAFMN x4 (dim 36, 8 blocks, MLP 72): per block the levels' depthwise 3x3s (counted at full
+  // size), the 1x1 aggregation and the conv MLP (3x3 up, 1x1 down); the stem and the 3x3 to 48.
+  const double c = 36;
+  const double safmn_block = c * 9 + c * c + c * 72 * 9 + 72 * c;
+  EXPECT_NEAR(cost("safmn", 4, {{"dim", c}, {"n_blocks", 8}, {"ffn_hidden", 72}}).macs_per_px,
+              3 * c * 9 + 8 * safmn_block + c * 48 * 9, 1e-6);
+  EXPECT_EQ(cost("safmn", 4).size_multiple, 8);
+  // MoSR x4 (dim 64, 24 blocks, hidden 96, a 7x7 depthwise on all 64): per block the 3x3 to 192,
+  // the depthwise and the 3x3 back; the tail, the input's shortcut and the 3x3 to 48.
+  const double d = 64;
+  const double mosr_block = d * 192 * 9 + d * 49 + 96 * d * 9;
+  EXPECT_NEAR(cost("mosr", 4, {{"dim", d}, {"n_block", 24}, {"hidden", 96}, {"conv_channels", d}, {"kernel_size", 7}}).macs_per_px,
+              3 * d * 9 + 24 * mosr_block + d * 2 * d * 9 + 2 * d * d * 9 + d * d + 3 * d * 9 + d * d * 9 + 3 * d + d * 48 * 9, 1e-6);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;

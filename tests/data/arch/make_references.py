@@ -323,6 +323,27 @@ def plksr_configs(spandrel):
     }
 
 
+def mosr_configs(spandrel):
+    MoSR = spandrel_arch(spandrel, "MoSR/__arch/mosr_arch.py").MoSR
+
+    def mosr(**kw):
+        model = MoSR(**kw)
+
+        def reseed(name, p, g):
+            if name.endswith("norm.weight"):  # LayerNorm scales around 1
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # published: dim 64, 24 blocks (MoSR) or 16/48 (t, l), expansion 1.5, kernel 7, x2/x4;
+        # each upsampler once
+        "mosr-d16-x2-ps": (lambda: mosr(dim=16, n_block=2, upscale=2, upsampler="ps"), 1851, (37, 29)),
+        "mosr-d16-x4-gps-k5": (lambda: mosr(dim=16, n_block=2, upscale=4, upsampler="gps", kernel_size=5), 1852, (23, 19)),
+        "mosr-d16-x3-dys-cr0.5": (lambda: mosr(dim=16, n_block=2, upscale=3, upsampler="dys", conv_ratio=0.5), 1853, (31, 21)),
+    }
+
+
 def main():
     args = sys.argv[1:]
     vsrife = None
@@ -339,6 +360,7 @@ def main():
     configs.update(hat_configs(spandrel))
     configs.update(safmn_configs(spandrel))
     configs.update(plksr_configs(spandrel))
+    configs.update(mosr_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
