@@ -36,6 +36,11 @@ CatalogModel parse_model(const json& m) {
   model.variant = m.value("variant", "");
   if (m.contains("scale") && !m.at("scale").is_null()) model.scale = m.at("scale").get<int>();
   if (m.contains("noise")) model.noise = m.at("noise").get<int>();
+  if (m.contains("hyperparameters"))
+    for (auto& [key, value] : m.at("hyperparameters").items()) {
+      if (!value.is_number()) throw std::runtime_error(str("model ", model.name, ": hyperparameter ", key, " is not a number"));
+      model.hyperparameters.emplace_back(key, value.get<double>());
+    }
   for (const json& f : m.at("files")) {
     ModelFile file{f.at("name").get<std::string>(), f.at("size").get<std::uint64_t>(), f.at("sha256").get<std::string>()};
     if (!is_plain_file_name(file.name)) throw std::runtime_error(str("model ", model.name, ": bad file name '", file.name, "'"));

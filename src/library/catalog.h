@@ -49,6 +49,10 @@ struct CatalogModel {
   std::vector<ModelFile> files;
   std::optional<NpmSource> npm;
   std::vector<UpstreamSource> upstream;
+  // The network's hyper-parameters ("embed_dim" 180, ...), as detection would read them off the
+  // file: what the planner prices a model by before it is installed. Empty: the architecture's
+  // common values.
+  std::vector<std::pair<std::string, double>> hyperparameters;
 
   const ModelFile* file(std::string_view name) const;
 };

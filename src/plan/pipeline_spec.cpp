@@ -28,10 +28,7 @@ StageSpec stage_for_model(const library::CatalogModel& m) {
   s.kind = m.task == "interpolate" ? "interpolate" : m.task == "denoise" ? "denoise" : "upscale";
   arch::ArchParams params;
   int net_scale = m.scale > 0 ? m.scale : 1;
-  // What the catalog's descriptions say and its data does not carry (data/models.json).
-  if (m.name == "realesrgan-x4plus-anime") params["nb"] = 6;
-  if (m.name == "4x-NMKD-YandereNeo-Superlite") params["nb"] = 2;
-  if (m.name == "realesr-general-x4v3") params["num_conv"] = 32;
+  for (const auto& [key, value] : m.hyperparameters) params[key] = value;
   // The ncnn x2/x3 exports of animevideov3 run the x4 network, then resize down.
   if (m.name.rfind("realesr-animevideov3-x", 0) == 0 && m.format == "ncnn") net_scale = 4;
   s.cost = arch::cost(m.architecture, m.task == "interpolate" ? 1 : net_scale, params);

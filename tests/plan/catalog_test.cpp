@@ -129,8 +129,28 @@ TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
   EXPECT_EQ(free[1].frame_factor, 2);  // fields become frames
 }
 
+TEST(PipelineSpec, UpstreamOnlyModelsArePricedByTheirCatalogHyperparameters) {
+  // SwinIR-L (embed 240, 9 groups, nearest+conv, 3conv) is not installed anywhere here: the
+  // catalog's hyperparameters give the planner its network, not the architecture's defaults.
+  const auto catalog = framelift::library::Catalog::load_default();
+  const auto* large = catalog.find("swinir-l-x4-realsr-gan");
+  ASSERT_NE(large, nullptr);
+  const StageSpec s = stage_for_model(*large);
+  const framelift::arch::ArchCost expected =
+      framelift::arch::cost("swinir", 4, {{"embed_dim", 240}, {"layers", 9}, {"depth", 6}, {"heads", 8}, {"window_size", 8},
+                                          {"mlp_hidden", 480}, {"upsampler", 3}, {"num_feat", 64}, {"three_conv", 1}});
+  EXPECT_EQ(s.cost.macs_per_px, expected.macs_per_px);
+  EXPECT_GT(s.cost.macs_per_px, 1.5 * framelift::arch::cost("swinir", 4).macs_per_px);
+  // The hyperparameters that used to be special cases in code come from the catalog too.
+  EXPECT_EQ(stage_for_model(*catalog.find("realesrgan-x4plus-anime")).cost.macs_per_px,
+            framelift::arch::cost("rrdbnet", 4, {{"nb", 6}}).macs_per_px);
+}
+
 TEST(PipelineSpec, EveryCatalogModelHasACostModel) {
-  for (const auto& m : framelift::library::Catalog::load_default().models()) EXPECT_NO_THROW(stage_for_model(m)) << m.name;
+  // The catalog outlives the loop: a range over load_default().models() dangles (the temporary dies
+  // before the body runs), which read garbage names once models carried hyperparameters.
+  const auto catalog = framelift::library::Catalog::load_default();
+  for (const auto& m : catalog.models()) EXPECT_NO_THROW(stage_for_model(m)) << m.name;
 }
 
 TEST(Format, Durations) {
