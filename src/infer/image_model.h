@@ -23,6 +23,9 @@ struct ModelInfo {
   int out_channels = 3;
   int size_multiple = 1;   // input H and W must be multiples of this
   int tile_overlap = 16;   // context (input pixels) a tile needs on each side for seamless blending
+  // Tile windows start on multiples of this and of size_multiple (arch::ArchCost::tile_grid): a
+  // U-Net that pads itself still needs its tiles on the whole frame's downsampling grid.
+  int tile_grid = 1;
 };
 
 class ImageModel {
