@@ -14,6 +14,7 @@ const std::vector<Declaration>& declarations() {
       omnisr_declaration(),         //
       span_declaration(),           //
       swinir_declaration(),         //
+      drunet_declaration(),         //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

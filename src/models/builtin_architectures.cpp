@@ -11,6 +11,7 @@ void register_builtin_architectures() {
   register_architecture(waifu2x_upconv7_architecture());
   register_architecture(span_architecture());
   register_architecture(swinir_architecture());
+  register_architecture(drunet_architecture());
 }
 
 }  // namespace framelift::models

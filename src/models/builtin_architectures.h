@@ -14,6 +14,7 @@ Architecture waifu2x_cunet_architecture();    // realcugan.cpp: the same U-Nets,
 Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
 Architecture span_architecture();             // span.cpp
 Architecture swinir_architecture();           // swinir.cpp
+Architecture drunet_architecture();           // drunet.cpp
 
 void register_builtin_architectures();
 

@@ -164,6 +164,24 @@ TEST(ArchCost, SwinirMatchesTheHandCount) {
   EXPECT_EQ(cost("swinir", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
 }
 
+TEST(ArchCost, DrunetMatchesTheHandCount) {
+  // drunet_color (nc 64/128/256/512, nb 4): the 3x3 head on RGB plus the noise plane; per level
+  // (area 1, 1/4, 1/16) nb blocks of two 3x3 down and nb up, a 2x2 stride-2 convolution down and a
+  // 2x2 transposed one up (both counted at the lower level's area); nb blocks at 1/64; the tail.
+  const double nc[] = {64, 128, 256, 512}, nb = 4;
+  double macs = 4 * 64 * 9 + 64 * 3 * 9 + nb * 2 * 512 * 512 * 9 / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double a = 1.0 / (1 << (2 * i));
+    macs += 2 * nb * 2 * nc[i] * nc[i] * 9 * a + 2 * nc[i] * nc[i + 1] * 4 * a / 4;
+  }
+  const ArchCost k = cost("drunet", 1, {{"nc0", 64}, {"nc1", 128}, {"nc2", 256}, {"nc3", 512}, {"nb", 4}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 8);
+  EXPECT_EQ(k.tile_overlap, 32);
+  // The head's 64 channels are kept for the tail while a block at full size runs.
+  EXPECT_GE(k.peak_elems_per_px, 3 * 64);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;
