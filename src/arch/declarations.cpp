@@ -15,6 +15,7 @@ const std::vector<Declaration>& declarations() {
       span_declaration(),           //
       swinir_declaration(),         //
       drunet_declaration(),         //
+      nafnet_declaration(),         //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

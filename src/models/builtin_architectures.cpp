@@ -12,6 +12,7 @@ void register_builtin_architectures() {
   register_architecture(span_architecture());
   register_architecture(swinir_architecture());
   register_architecture(drunet_architecture());
+  register_architecture(nafnet_architecture());
 }
 
 }  // namespace framelift::models

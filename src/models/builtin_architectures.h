@@ -15,6 +15,7 @@ Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
 Architecture span_architecture();             // span.cpp
 Architecture swinir_architecture();           // swinir.cpp
 Architecture drunet_architecture();           // drunet.cpp
+Architecture nafnet_architecture();           // nafnet.cpp
 
 void register_builtin_architectures();
 
