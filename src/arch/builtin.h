@@ -15,6 +15,7 @@ Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();
 Declaration drunet_declaration();
 Declaration nafnet_declaration();
+Declaration fbcnn_declaration();
 
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);

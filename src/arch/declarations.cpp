@@ -16,6 +16,7 @@ const std::vector<Declaration>& declarations() {
       swinir_declaration(),         //
       drunet_declaration(),         //
       nafnet_declaration(),         //
+      fbcnn_declaration(),          //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -13,6 +13,7 @@ void register_builtin_architectures() {
   register_architecture(swinir_architecture());
   register_architecture(drunet_architecture());
   register_architecture(nafnet_architecture());
+  register_architecture(fbcnn_architecture());
 }
 
 }  // namespace framelift::models

@@ -16,6 +16,7 @@ Architecture span_architecture();             // span.cpp
 Architecture swinir_architecture();           // swinir.cpp
 Architecture drunet_architecture();           // drunet.cpp
 Architecture nafnet_architecture();           // nafnet.cpp
+Architecture fbcnn_architecture();            // fbcnn.cpp
 
 void register_builtin_architectures();
 

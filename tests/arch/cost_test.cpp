@@ -202,6 +202,22 @@ TEST(ArchCost, NafnetMatchesTheHandCount) {
   EXPECT_EQ(cost("nafnet", 1, {{"levels", 2}}).tile_grid, 4);
 }
 
+TEST(ArchCost, FbcnnMatchesTheHandCount) {
+  // fbcnn_color: DRUNet's U-Net on RGB alone, plus two more stacks of nb blocks at 1/64 (the
+  // decoder's and the quality predictor's; the MLPs run once per image).
+  const double nc[] = {64, 128, 256, 512}, nb = 4;
+  double macs = 3 * 64 * 9 + 64 * 3 * 9 + 3 * nb * 2 * 512 * 512 * 9 / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double a = 1.0 / (1 << (2 * i));
+    macs += 2 * nb * 2 * nc[i] * nc[i] * 9 * a + 2 * nc[i] * nc[i + 1] * 4 * a / 4;
+  }
+  const ArchCost k = cost("fbcnn", 1, {{"nc0", 64}, {"nc1", 128}, {"nc2", 256}, {"nc3", 512}, {"nb", 4}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 1);  // it pads itself,
+  EXPECT_EQ(k.tile_grid, 8);      // but its tiles stay on the frame's grid of three halvings
+  EXPECT_EQ(cost("drunet", 1).tile_alignment(), 8);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;
