@@ -18,8 +18,14 @@ Declaration realplksr_declaration();
 Declaration waifu2x_cunet_declaration();
 Declaration waifu2x_upconv7_declaration();
 Declaration rife_declaration();
+Declaration drunet_declaration();
+Declaration nafnet_declaration();
+Declaration fbcnn_declaration();
 
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);
+
+// nb residual blocks (x + conv(relu(conv(x)))) of KAIR's U-Nets, c wide (drunet.cpp).
+void kair_res_blocks(NetWalk& w, double c, int nb);
 
 }  // namespace framelift::arch

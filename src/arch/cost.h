@@ -4,6 +4,7 @@
 // (src/models/*.cpp; waifu2x from its ncnn graphs) by each architecture's declaration
 // (declaration.h), not measured; docs/planner.md shows the walk and the numbers, and the
 // planner's calibration corrects what the walk cannot see. Torch-free.
+#include <numeric>
 #include <string>
 
 namespace framelift::arch {
@@ -17,6 +18,10 @@ struct ArchCost {
   double params = 0;              // weights and biases
   int tile_overlap = 0;           // input pixels of context a tile needs on each side
   int size_multiple = 1;          // inputs are padded up to a multiple of this
+  // Tile windows start on multiples of this (and of size_multiple): the downsampling steps of a
+  // U-Net that pads itself (size_multiple 1), whose strided layers would otherwise see a tile on
+  // another phase of their grid than the whole frame.
+  int tile_grid = 1;
   bool tiled = true;              // false: the whole frame goes through at once (RIFE)
   // A call's fixed cost, in input pixels of work: time ~ pixels + call_overhead_px. Convolution
   // nets at full resolution have none worth counting (0). RIFE does: its dozens of layers at 1/4
@@ -26,6 +31,7 @@ struct ArchCost {
   double call_overhead_px = 0;
 
   double flops_per_px() const { return 2 * macs_per_px; }
+  int tile_alignment() const { return std::lcm(size_multiple, tile_grid); }
   // FLOPs of one call on `pixels`, its fixed cost counted as that much more input.
   double effective_flops(double pixels) const;
 };

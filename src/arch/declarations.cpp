@@ -19,6 +19,9 @@ const std::vector<Declaration>& declarations() {
       mosr_declaration(),           //
       plksr_declaration(),          //
       realplksr_declaration(),      //
+      drunet_declaration(),         //
+      nafnet_declaration(),         //
+      fbcnn_declaration(),          //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -26,6 +26,9 @@ struct ModelInfo {
   // false: the network takes statistics over the whole frame (RealPLKSR's GroupNorm), so a tile
   // would be normalised by its own; the tiler then runs whole frames whatever tile is asked for.
   bool tiled = true;
+  // Tile windows start on multiples of this and of size_multiple (arch::ArchCost::tile_grid): a
+  // U-Net that pads itself still needs its tiles on the whole frame's downsampling grid.
+  int tile_grid = 1;
 };
 
 class ImageModel {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <utility>
 #include <string>
 #include <vector>
@@ -62,7 +63,8 @@ at::Tensor run_tiles(models::ImageModel& model, const at::Tensor& x, int tile, i
   const int s = model.info().scale;
   // Only windows of one size stack into a batch: group them (all interior tiles, usually).
   std::map<std::pair<int64_t, int64_t>, std::vector<Tile>> by_size;
-  for (const Tile& t : tiles_of(h, w, tile, overlap, model.info().size_multiple)) by_size[t.window_size()].push_back(t);
+  const int align = std::lcm(std::max(1, model.info().size_multiple), std::max(1, model.info().tile_grid));
+  for (const Tile& t : tiles_of(h, w, tile, overlap, align)) by_size[t.window_size()].push_back(t);
   at::Tensor out;
   for (const auto& [size, group] : by_size) {
     for (size_t first = 0; first < group.size(); first += size_t(batch)) {

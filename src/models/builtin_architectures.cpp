@@ -16,6 +16,9 @@ void register_builtin_architectures() {
   register_architecture(mosr_architecture());
   register_architecture(plksr_architecture());
   register_architecture(realplksr_architecture());
+  register_architecture(drunet_architecture());
+  register_architecture(nafnet_architecture());
+  register_architecture(fbcnn_architecture());
 }
 
 }  // namespace framelift::models

@@ -19,6 +19,9 @@ Architecture safmn_architecture();            // safmn.cpp
 Architecture mosr_architecture();             // mosr.cpp
 Architecture plksr_architecture();            // plksr.cpp
 Architecture realplksr_architecture();        // realplksr.cpp
+Architecture drunet_architecture();           // drunet.cpp
+Architecture nafnet_architecture();           // nafnet.cpp
+Architecture fbcnn_architecture();            // fbcnn.cpp
 
 void register_builtin_architectures();
 

@@ -73,10 +73,10 @@ Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t
 }
 
 ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
-                            int64_t stride, int64_t padding) {
+                            int64_t stride, int64_t padding, bool bias) {
   ConvTranspose2d c;
   c.weight = r.tensor(prefix + ".weight", {in, out, k, k});
-  c.bias = r.tensor(prefix + ".bias", {out});
+  if (bias) c.bias = r.tensor(prefix + ".bias", {out});
   c.stride = stride;
   c.padding = padding;
   return c;
@@ -125,8 +125,8 @@ void NativeModel::to(c10::Device device, c10::ScalarType dtype) {
 
 ModelInfo declared_info(const DetectedArch& d) {
   const arch::ArchCost geometry = arch::cost(d.arch, d.scale, d.params);
-  return ModelInfo{d.arch, d.scale, d.in_channels, d.out_channels, geometry.size_multiple, geometry.tile_overlap,
-                   geometry.tiled};
+  return ModelInfo{d.arch,         d.scale,          d.in_channels, d.out_channels, geometry.size_multiple, geometry.tile_overlap,
+                   geometry.tiled, geometry.tile_grid};
 }
 
 }  // namespace framelift::models

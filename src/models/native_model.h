@@ -57,7 +57,7 @@ struct ConvTranspose2d {
 Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                  int64_t stride = 1, int64_t padding = -1, bool bias = true);
 ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
-                            int64_t stride, int64_t padding);
+                            int64_t stride, int64_t padding, bool bias = true);
 
 // Nearest-neighbour upscaling by an integer factor (F.interpolate(mode="nearest")).
 at::Tensor upsample_nearest(const at::Tensor& x, int64_t factor);

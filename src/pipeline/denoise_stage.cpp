@@ -8,7 +8,9 @@
 #include <cmath>
 
 #include "library/denoise_models.h"
+#include "models/jpeg_quality.h"
 #include "models/model_files.h"
+#include "models/noise_level.h"
 #include "pipeline/graph_stage.h"
 #include "pipeline/image_model_stage.h"
 #include "pipeline/stage_registry.h"
@@ -40,8 +42,30 @@ class ClassicalDenoise : public GraphStage {
   double strength_;
 };
 
-// denoise:model=NAME: a restoration network of its own (SwinIR denoising or JPEG, ...), in place of
-// the method's trained levels; it must keep the size, or it is an upscale.
+// sigma= tells a noise-conditioned network (DRUNet) the level to remove; other networks have a
+// strength trained in, and would silently ignore it.
+void apply_noise_level(models::ImageModel& model, const std::string& name, const StageOptions& o) {
+  if (!o.has("sigma")) return;
+  auto* conditioned = dynamic_cast<models::NoiseLevelInput*>(&model);
+  if (!conditioned)
+    throw Error(ErrorKind::Usage, str("stage denoise: sigma= is for networks told the noise level (DRUNet); ", name, " is a ",
+                                      model.info().arch, " network"));
+  conditioned->set_noise_level(o.get_double("sigma", 15));
+}
+
+// quality= conditions a JPEG-quality-aware network (FBCNN) on a given quality factor instead of
+// the one it predicts.
+void apply_jpeg_quality(models::ImageModel& model, const std::string& name, const StageOptions& o) {
+  if (!o.has("quality")) return;
+  auto* aware = dynamic_cast<models::JpegQualityEstimator*>(&model);
+  if (!aware)
+    throw Error(ErrorKind::Usage, str("stage denoise: quality= is for networks conditioned on the JPEG quality (FBCNN); ", name,
+                                      " is a ", model.info().arch, " network"));
+  aware->set_quality(o.get_double("quality", 50));
+}
+
+// denoise:model=NAME: a restoration network of its own (SwinIR denoising or JPEG, DRUNet, NAFNet,
+// FBCNN, ...), in place of the method's trained levels; it must keep the size, or it is an upscale.
 std::unique_ptr<Stage> make_model_denoise_stage(const StageOptions& o) {
   for (const char* other : {"method", "level", "strength", "arch"})
     if (o.has(other)) throw Error(ErrorKind::Usage, str("stage denoise: model= and ", other, "= are alternatives; give one"));
@@ -50,11 +74,16 @@ std::unique_ptr<Stage> make_model_denoise_stage(const StageOptions& o) {
   if (model->info().scale != 1)
     throw Error(ErrorKind::Usage, str("stage denoise: ", name, " is a x", model->info().scale,
                                       " model; denoise takes scale-1 models (use upscale:model=...)"));
+  apply_noise_level(*model, name, o);
+  apply_jpeg_quality(*model, name, o);
   return std::make_unique<ImageModelStage>("denoise", name, std::move(model), o, o.get_double("scale", 1));
 }
 
 std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
   if (o.has("model")) return make_model_denoise_stage(o);
+  if (o.has("sigma")) throw Error(ErrorKind::Usage, "stage denoise: sigma= is for model= networks told the noise level (DRUNet)");
+  if (o.has("quality"))
+    throw Error(ErrorKind::Usage, "stage denoise: quality= is for model= networks conditioned on the JPEG quality (FBCNN)");
   const std::string method = o.get("method", "waifu2x");
   if (method == "hqdn3d" || method == "nlmeans") {
     const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
@@ -79,7 +108,9 @@ OptionSchema denoise_options() {
                   number_option("strength", "", 0, 3, "between levels: blended weights"),
                   choice_option("arch", "", {"cunet", "upconv7"}, "waifu2x; default cunet"),
                   number_option("scale", "1", 1, 4, ""),
-                  text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file")},
+                  text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file"),
+                  number_option("sigma", "", 0, 255, "model= DRUNet: the noise level to remove, 0-255; default 15"),
+                  number_option("quality", "", 1, 100, "model= FBCNN: the JPEG quality to restore from; default the predicted one")},
                  model_run_options());
 }
 

