@@ -75,4 +75,14 @@ class NetWalk {
   double ch_, area_ = 1, macs_ = 0, peak_ = 0, traffic_ = 0, params_ = 0, kept_ = 0, extra_ = 0;
 };
 
+// x + f(x) as a walk: the input stays alive while `branch` walks f, then the sum.
+template <class Branch>
+void residual(NetWalk& w, Branch branch) {
+  const double c = w.channels(), a = w.area();
+  w.keep();
+  branch();
+  w.pointwise();  // + x
+  w.release(c, a);
+}
+
 }  // namespace framelift::arch

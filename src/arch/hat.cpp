@@ -6,16 +6,6 @@
 namespace framelift::arch {
 namespace {
 
-// x + f(x): the input stays alive while the branch runs.
-template <class Branch>
-void residual(NetWalk& w, Branch branch) {
-  const double c = w.channels(), a = w.area();
-  w.keep();
-  branch();
-  w.pointwise();  // + x
-  w.release(c, a);
-}
-
 void mlp(NetWalk& w, double c, double hidden) {
   residual(w, [&] {
     w.pointwise();  // layer norm

@@ -14,16 +14,6 @@ namespace {
 
 constexpr int kHeads = 4;
 
-// x + f(x): the input stays alive while the branch runs.
-template <class Branch>
-void residual(NetWalk& w, Branch branch) {
-  const double c = w.channels(), a = w.area();
-  w.keep();
-  branch();
-  w.pointwise();  // + x
-  w.release(c, a);
-}
-
 void feed_forward(NetWalk& w, double c) {
   residual(w, [&] {
     w.pointwise();  // layer norm

@@ -9,16 +9,6 @@
 namespace framelift::arch {
 namespace {
 
-// x + f(x): the input stays alive while the branch runs.
-template <class Branch>
-void residual(NetWalk& w, Branch branch) {
-  const double c = w.channels(), a = w.area();
-  w.keep();
-  branch();
-  w.pointwise();  // + x
-  w.release(c, a);
-}
-
 void residual_conv(NetWalk& w, double c, bool three) {
   if (!three) return w.conv(c, 3);
   w.conv(c / 4, 3);

@@ -213,8 +213,7 @@ class Hat : public NativeModel {
 
  protected:
   at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = s_.in == 3 ? at::tensor({0.4488f, 0.4371f, 0.4040f}).to(input.options()).view({1, 3, 1, 1})
-                                       : at::zeros({1, 1, 1, 1}, input.options());
+    const at::Tensor mean = div2k_mean(input, s_.in);
     const at::Tensor first = first_(input - mean);
     at::Tensor body = features(first);
     if (s_.after_body) body = after_body_(body);
@@ -242,7 +241,7 @@ class Hat : public NativeModel {
  private:
   at::Tensor features(const at::Tensor& x) {
     at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = shift_mask(t);
+    const at::Tensor& mask = masks_.for_map(t);
     for (const Rhag& g : groups_) {
       at::Tensor y = t;
       for (const Hab& b : g.blocks) y = b(y, mask);
@@ -252,21 +251,13 @@ class Hat : public NativeModel {
     return norm_(t).permute({0, 3, 1, 2}).contiguous();
   }
 
-  const at::Tensor& shift_mask(const at::Tensor& t) {
-    const std::pair<int64_t, int64_t> size{t.size(1), t.size(2)};
-    auto it = masks_.find(size);
-    if (it == masks_.end())
-      it = masks_.emplace(size, shifted_window_mask(size.first, size.second, s_.window, s_.window / 2).to(t.options())).first;
-    return it->second;
-  }
-
   HatShape s_;
   Conv2d first_, after_body_, before_upsample_, last_;
   LayerNorm embed_norm_, norm_;
   std::vector<Rhag> groups_;
   std::vector<Conv2d> upsample_;
   std::vector<int64_t> shuffle_;
-  std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;  // by token map size
+  ShiftMasks masks_{s_.window, s_.window / 2};
 };
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {

@@ -59,6 +59,10 @@ Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t
 ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                             int64_t stride, int64_t padding, bool bias = true);
 
+// The RGB mean of DIV2K that SwinIR-lineage networks subtract from their input ([1, 3, 1, 1] in
+// x's dtype and device; zeros [1, 1, 1, 1] for other channel counts, as upstream does).
+at::Tensor div2k_mean(const at::Tensor& x, int64_t channels);
+
 // Nearest-neighbour upscaling by an integer factor (F.interpolate(mode="nearest")).
 at::Tensor upsample_nearest(const at::Tensor& x, int64_t factor);
 

@@ -71,7 +71,7 @@ class Span : public NativeModel {
     at::Tensor x = input;
     if (normalise_) {
       // RGB mean of DIV2K, times 255: upstream's img_range. The output is not scaled back.
-      const at::Tensor mean = at::tensor({0.4488f, 0.4371f, 0.4040f}).to(input.options()).view({1, 3, 1, 1});
+      const at::Tensor mean = div2k_mean(input, 3);
       x = (x - mean) * 255.0;
     }
     const at::Tensor feature = stem_(x);

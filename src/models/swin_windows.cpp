@@ -43,4 +43,11 @@ at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift) 
   return at::zeros_like(differ, at::kFloat).masked_fill_(differ, -100.0);
 }
 
+const at::Tensor& ShiftMasks::for_map(const at::Tensor& tokens) {
+  const std::pair<int64_t, int64_t> size{tokens.size(1), tokens.size(2)};
+  auto it = masks_.find(size);
+  if (it == masks_.end()) it = masks_.emplace(size, shifted_window_mask(size.first, size.second, ws_, shift_).to(tokens.options())).first;
+  return it->second;
+}
+
 }  // namespace framelift::models

@@ -5,6 +5,8 @@
 // attending across the image's wrapped edges. Pure functions of sizes; callers cache the mask
 // per input size, since every shifted block of a network shares it.
 #include <cstdint>
+#include <map>
+#include <utility>
 
 #include <ATen/core/Tensor.h>
 
@@ -29,5 +31,18 @@ at::Tensor overlapping_window_index(int64_t ws, int64_t ows);
 // that came from different regions of the unrolled map (across its right or bottom edge) get
 // -100, so that softmax leaves them out. What Swin calls calculate_mask.
 at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift);
+
+// shifted_window_mask per token map size, in the map's dtype and device: built at the first map of
+// a size, shared by every shifted layer. Not thread-safe, as the models that hold it.
+class ShiftMasks {
+ public:
+  ShiftMasks(int64_t ws, int64_t shift) : ws_(ws), shift_(shift) {}
+  const at::Tensor& for_map(const at::Tensor& tokens);  // tokens [B, H, W, C]
+  void clear() { masks_.clear(); }                      // after a change of device or precision
+
+ private:
+  int64_t ws_, shift_;
+  std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;
+};
 
 }  // namespace framelift::models

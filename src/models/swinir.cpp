@@ -165,8 +165,7 @@ class SwinIR : public NativeModel {
 
  protected:
   at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = s_.in == 3 ? at::tensor({0.4488f, 0.4371f, 0.4040f}).to(input.options()).view({1, 3, 1, 1})
-                                       : at::zeros({1, 1, 1, 1}, input.options());
+    const at::Tensor mean = div2k_mean(input, s_.in);
     at::Tensor x = (input - mean) * s_.img_range;
     if (s_.unshuffle > 1) x = at::pixel_unshuffle(x, s_.unshuffle);
     const at::Tensor first = first_(x);
@@ -210,21 +209,13 @@ class SwinIR : public NativeModel {
   // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
   at::Tensor features(const at::Tensor& x) {
     at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = shift_mask(t);
+    const at::Tensor& mask = masks_.for_map(t);
     for (const Rstb& g : groups_) {
       at::Tensor y = t;
       for (const SwinLayer& l : g.layers) y = l(y, l.shifted() ? mask : at::Tensor());
       t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
     }
     return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  const at::Tensor& shift_mask(const at::Tensor& t) {
-    const std::pair<int64_t, int64_t> size{t.size(1), t.size(2)};
-    auto it = masks_.find(size);
-    if (it == masks_.end())
-      it = masks_.emplace(size, shifted_window_mask(size.first, size.second, s_.window, s_.window / 2).to(t.options())).first;
-    return it->second;
   }
 
   void read_reconstruction(WeightReader& r) {
@@ -263,7 +254,7 @@ class SwinIR : public NativeModel {
   Conv2d before_upsample_, hr_, last_;
   std::vector<Conv2d> upsample_;
   std::vector<int64_t> shuffle_;
-  std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;  // by token map size
+  ShiftMasks masks_{s_.window, s_.window / 2};
 };
 
 // Blocks of layer I: the count of "layers.I.residual_group.blocks.J." indices.
