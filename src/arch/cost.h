@@ -25,9 +25,9 @@ struct ArchCost {
   bool tiled = true;              // false: the whole frame goes through at once (RIFE)
   // A call's fixed cost, in input pixels of work: time ~ pixels + call_overhead_px. Convolution
   // nets at full resolution have none worth counting (0). RIFE does: its dozens of layers at 1/4
-  // to 1/16 of the frame cost per call what a larger frame hardly adds to. Fitted on a CPU (bf16)
-  // between 240x176 and 960x704, and consistent with CI's machines, where a power law fitted on
-  // one machine was 25% off on another (docs/planner.md).
+  // to 1/16 of the frame cost per call what a larger frame hardly adds to. Set between the CPUs
+  // measured (bf16, 480x352 to 960x704 grew 2.8x to 4.4x), where a power law fitted on one
+  // machine was 25% off on another (docs/planner.md).
   double call_overhead_px = 0;
 
   double flops_per_px() const { return 2 * macs_per_px; }

@@ -71,7 +71,7 @@ ArchCost walk_with_encoder(const ArchParams& p) {
 
 ArchCost walk(int, const ArchParams& p) {
   ArchCost c = p.get("features", 0) > 0 ? walk_with_encoder(p) : walk_v46();
-  c.call_overhead_px = 26000;
+  c.call_overhead_px = 40000;
   return c;
 }
 
