@@ -85,4 +85,18 @@ void residual(NetWalk& w, Branch branch) {
   w.release(c, a);
 }
 
+// The SwinIR-lineage pixel-shuffle upsampler at `feat` channels: (3x3 to 4 feat, shuffle 2) per
+// factor of 2, or one (3x3 to 9 feat, shuffle 3) for x3.
+inline void pixel_shuffle_upsampler(NetWalk& w, double feat, int scale) {
+  if (scale == 3) {
+    w.conv(9 * feat, 3);
+    w.shuffle(3);
+    return;
+  }
+  for (int k = 1; k < scale; k *= 2) {
+    w.conv(4 * feat, 3);
+    w.shuffle(2);
+  }
+}
+
 }  // namespace framelift::arch

@@ -60,15 +60,7 @@ ArchCost walk(int scale, const ArchParams& p) {
   w.pointwise();  // + first
   w.release(e, 1);
   w.conv(feat, 3);
-  if (scale == 3) {
-    w.conv(9 * feat, 3);
-    w.shuffle(3);
-  } else {
-    for (int k = 1; k < scale; k *= 2) {
-      w.conv(4 * feat, 3);
-      w.shuffle(2);
-    }
-  }
+  pixel_shuffle_upsampler(w, feat, scale);
   w.conv(3, 3);
   // As SwinIR: attention spreads context over many windows; 32 px of context on the window grid
   // (tests/models/arch_hat_test.cpp). Upstream discourages tiling HAT.

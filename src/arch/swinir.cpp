@@ -55,15 +55,7 @@ ArchCost walk(int scale, const ArchParams& p) {
   switch (upsampler) {
     case 1:  // pixelshuffle
       w.conv(feat, 3);
-      if (s == 3) {
-        w.conv(9 * feat, 3);
-        w.shuffle(3);
-      } else {
-        for (int k = 1; k < s; k *= 2) {
-          w.conv(4 * feat, 3);
-          w.shuffle(2);
-        }
-      }
+      pixel_shuffle_upsampler(w, feat, s);
       w.conv(3, 3);
       break;
     case 2:  // pixelshuffledirect
