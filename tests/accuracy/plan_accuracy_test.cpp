@@ -1,11 +1,22 @@
 // The planner, calibrated with one resolution's `framelift profile` manifest, predicts another
-// resolution's measured inference time and activation memory within 25% (issue 8's accuracy
-// requirement, on this machine's CPU); RIFE's time within 35% (see RifeX2). Timing: these tests run alone (RUN_SERIAL), since another
-// test on the same two cores would slow one of the two measured runs and not the other.
+// resolution's measured inference time and activation memory.
+//
+// Memory is deterministic and held within 25% everywhere. Time is two tests in one:
+// - the default run (ctest -LE 'soak|timing') holds it within a factor of 2 either way. That still
+//   fails on a wrong model: a power of the pixels where the work is linear, tiles or calls miscounted,
+//   cloud start-up added to --local, bf16 calibrated against fp32;
+// - the `plan_accuracy_timing` entry (label timing, FRAMELIFT_TIMING_STRICT=1) holds issue 8's
+//   target, 25% (RIFE's 35%, see RifeX2). A target for time on a shared machine belongs with the
+//   benchmarks, not in the default run: on CI machines two of three profiles of one side have read
+//   50% slow while the other side's did not (Compact: 0.060, 0.064, 0.039 s/call at 160x120).
+// These tests run alone (RUN_SERIAL): another test on the same two cores would slow one of the two
+// measured runs and not the other.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cli/profile_support.h"
@@ -15,6 +26,11 @@ using nlohmann::json;
 
 namespace framelift::test {
 namespace {
+
+bool strict_timing() {
+  const char* v = std::getenv("FRAMELIFT_TIMING_STRICT");
+  return v && std::string(v) == "1";
+}
 
 struct Predicted {
   double seconds_per_call = 0, activation_bytes = 0;
@@ -84,7 +100,11 @@ void expect_predicted_within(const std::string& name, const std::string& pipelin
                 name.c_str(), m["input"]["width"].get<int>(), m["input"]["height"].get<int>(), seconds,
                 p.seconds_per_call, 100 * (p.seconds_per_call / seconds - 1), bytes / 1048576, p.activation_bytes / 1048576,
                 100 * (p.activation_bytes / bytes - 1));
-    EXPECT_NEAR(p.seconds_per_call / seconds, 1.0, time_tolerance) << name << " time, calibrated at the other resolution";
+    const double ratio = p.seconds_per_call / seconds;
+    if (strict_timing())
+      EXPECT_NEAR(ratio, 1.0, time_tolerance) << name << " time, calibrated at the other resolution";
+    else
+      EXPECT_LT(std::abs(std::log2(ratio)), 1.0) << name << " time off by more than 2x, calibrated at the other resolution";
     EXPECT_NEAR(p.activation_bytes / bytes, 1.0, 0.25) << name << " memory, calibrated at the other resolution";
   }
 }
