@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::weights::StateDict;
+using framelift::test::expect_refused;
 
 namespace {
 
@@ -127,15 +128,6 @@ TEST(ArchDrunet, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
   EXPECT_LT(seams_db, 50.0) << "tiles without context should show seams: the check below would catch a wrong overlap";
   EXPECT_GE(tiled_db, 50.0);
   EXPECT_GE(bf16_db, 40.0);
-}
-
-void expect_refused(const StateDict& d, const std::string& fragment) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
 }
 
 TEST(ArchDrunet, WrongAndMissingTensorsAndOtherModesAreRefusedByName) {

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::weights::StateDict;
+using framelift::test::expect_refused;
 
 namespace {
 
@@ -163,15 +164,6 @@ TEST(ArchFbcnn, TiledMatchesWholeAtAGivenQualityAndBf16MatchesFp32OnARealFrame) 
   EXPECT_LT(seams_db, 50.0) << "tiles without context should show seams: the check below would catch a wrong overlap";
   EXPECT_GE(given_db, 50.0);
   EXPECT_GE(bf16_db, 40.0);
-}
-
-void expect_refused(const StateDict& d, const std::string& fragment) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
 }
 
 TEST(ArchFbcnn, WrongAndMissingTensorsAreRefusedByName) {

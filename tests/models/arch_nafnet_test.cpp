@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::weights::StateDict;
+using framelift::test::expect_refused;
 
 namespace {
 
@@ -157,15 +158,6 @@ TEST(ArchNafnet, TilesMatchWholeButForTheGlobalAttentionAndBf16MatchesFp32OnARea
   EXPECT_GE(local_db, 50.0);
   EXPECT_GE(global_db, 40.0);
   EXPECT_GE(bf16_db, 40.0);
-}
-
-void expect_refused(const StateDict& d, const std::string& fragment) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
 }
 
 TEST(ArchNafnet, WrongAndMissingTensorsAreRefusedByName) {

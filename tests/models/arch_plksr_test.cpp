@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::weights::StateDict;
+using framelift::test::expect_refused;
 
 namespace {
 
@@ -258,15 +259,6 @@ TEST(ArchPlksr, GroupNormModelsRunWholeFramesWhateverTileIsAsked) {
     const double bf16_db = psnr_in_range(model->forward(frame.unsqueeze(0)).squeeze(0).to(at::kFloat), whole);
     std::cout << name << ": bf16 vs fp32 " << bf16_db << " dB\n";
     EXPECT_GE(bf16_db, 40.0);
-  }
-}
-
-void expect_refused(const StateDict& d, const std::string& message) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
   }
 }
 

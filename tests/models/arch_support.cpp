@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "models/architecture_registry.h"
 #include "support/test_paths.h"
+#include "util/error.h"
 #include "util/str.h"
 
 namespace framelift::test {
@@ -85,5 +87,21 @@ double psnr_in_range(const at::Tensor& a, const at::Tensor& b) {
 }
 
 std::filesystem::path arch_reference_dir() { return source_dir() / "tests" / "data" / "arch"; }
+
+std::string refusal_of(const weights::StateDict& dict) {
+  try {
+    models::build_model(dict, "test.pth");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Model) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "built";
+  return "";
+}
+
+void expect_refused(const weights::StateDict& dict, const std::string& fragment) {
+  const std::string message = refusal_of(dict);
+  EXPECT_NE(message.find(fragment), std::string::npos) << message;
+}
 
 }  // namespace framelift::test

@@ -33,6 +33,12 @@ std::filesystem::path arch_reference_dir();
 // a network that applies its weights correctly reproduces its input closely at that size.
 double psnr_downscaled(const at::Tensor& output, const at::Tensor& input);
 
+// The Model error that building `dict` (as "test.pth") gives; a test failure and "" when it builds.
+std::string refusal_of(const weights::StateDict& dict);
+
+// Building `dict` is refused with a message that contains `fragment` (a tensor's name, say).
+void expect_refused(const weights::StateDict& dict, const std::string& fragment);
+
 // Random weights for small synthetic networks (seeded, so failures reproduce).
 at::Tensor random_weight(std::initializer_list<int64_t> shape);
 

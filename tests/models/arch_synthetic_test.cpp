@@ -17,6 +17,7 @@ namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::str;
 using framelift::weights::StateDict;
+using framelift::test::refusal_of;
 
 namespace {
 
@@ -69,17 +70,6 @@ StateDict rrdb_old_from_new(const StateDict& n, int nb, int ups) {
   return d;
 }
 
-std::string error_of(const StateDict& d) {
-  try {
-    fm::build_model(d, "test.pth");
-  } catch (const framelift::Error& e) {
-    EXPECT_EQ(e.kind(), framelift::ErrorKind::Model);
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
-
 }  // namespace
 
 TEST(ArchSynthetic, CompactX3ShapesAndResidual) {
@@ -128,26 +118,26 @@ TEST(ArchSynthetic, OldEsrganLayoutMatchesNewLayout) {
 TEST(ArchSynthetic, WrongShapeNamesTensorAndShapes) {
   StateDict d = compact(8, 2, 2);
   d["body.4.weight"] = ft::random_weight({8, 4, 3, 3});
-  EXPECT_EQ(error_of(d), "test.pth: tensor body.4.weight has shape [8, 4, 3, 3], expected [8, 8, 3, 3]");
+  EXPECT_EQ(refusal_of(d), "test.pth: tensor body.4.weight has shape [8, 4, 3, 3], expected [8, 8, 3, 3]");
   StateDict r = rrdb_new(3, 8, 1, 4, 2);
   r["body.0.rdb2.conv3.weight"] = ft::random_weight({4, 12, 3, 3});
-  EXPECT_EQ(error_of(r), "test.pth: tensor body.0.rdb2.conv3.weight has shape [4, 12, 3, 3], expected [4, 16, 3, 3]");
+  EXPECT_EQ(refusal_of(r), "test.pth: tensor body.0.rdb2.conv3.weight has shape [4, 12, 3, 3], expected [4, 16, 3, 3]");
 }
 
 TEST(ArchSynthetic, MissingUnexpectedAndUnknownTensors) {
   StateDict d = compact(8, 2, 2);
   d.erase("body.3.weight");
-  EXPECT_EQ(error_of(d), "test.pth: missing tensor body.3.weight");
+  EXPECT_EQ(refusal_of(d), "test.pth: missing tensor body.3.weight");
   StateDict e = rrdb_new(3, 8, 1, 4, 2);
   e["conv_up3.bias"] = ft::random_weight({8});
-  EXPECT_EQ(error_of(e), "test.pth: unexpected tensor conv_up3.bias for this architecture");
+  EXPECT_EQ(refusal_of(e), "test.pth: unexpected tensor conv_up3.bias for this architecture");
   StateDict u{{"encoder.0.weight", ft::random_weight({4, 3, 3, 3})}};
-  std::string msg = error_of(u);
+  std::string msg = refusal_of(u);
   EXPECT_NE(msg.find("test.pth: unsupported architecture"), std::string::npos) << msg;
   EXPECT_NE(msg.find("tried srvgg_compact, rrdbnet, realcugan"), std::string::npos) << msg;
   StateDict bad_scale = compact(8, 1, 2);
   bad_scale["body.4.weight"] = ft::random_weight({10, 8, 3, 3});
-  msg = error_of(bad_scale);
+  msg = refusal_of(bad_scale);
   EXPECT_NE(msg.find("not in_channels (3) times a square scale"), std::string::npos) << msg;
 }
 
@@ -177,7 +167,7 @@ TEST(ArchSynthetic, UpConv7LumaAndStrictKeys) {
     EXPECT_EQ(std::string(e.what()), "test.pth: input 20x7 is too small for UpConv7's 7-pixel reflect padding (use at least 8x8)");
   }
   add_conv(d, "net.14", 1, 1);
-  const std::string msg = error_of(d);
+  const std::string msg = refusal_of(d);
   EXPECT_NE(msg.find("unsupported architecture"), std::string::npos) << msg;
 }
 
