@@ -19,6 +19,8 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libarchive-dev
   ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers python3 bc time
   slurm-wlm munge python3-yaml
+  # framelift serve: its HTTP(S) server and the SQLite queue (docs/server.md).
+  libcpp-httplib-dev libsqlite3-dev openssl
   # The planner's HTML page is checked as a browser renders it (headless screenshot).
   chromium
 )

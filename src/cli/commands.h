@@ -18,5 +18,6 @@ void add_resume_command(CLI::App& app, Command& selected);
 void add_assemble_command(CLI::App& app, Command& selected);
 void add_plan_command(CLI::App& app, Command& selected);
 void add_profile_command(CLI::App& app, Command& selected);
+void add_serve_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   cli::add_assemble_command(app, command);
   cli::add_plan_command(app, command);
   cli::add_profile_command(app, command);
+  cli::add_serve_command(app, command);
 
   try {
     app.parse(argc, argv);

@@ -20,7 +20,8 @@ declare -A allowed=(
   [models]="arch infer media weights library net util"
   [pipeline]="arch infer models media weights jobs lifecycle library net util"
   [api]="arch pipeline infer models media weights jobs lifecycle library net util plan deploy"
-  [cli]="arch api pipeline infer models media weights jobs lifecycle library net util plan deploy"
+  [server]="net util"
+  [cli]="server arch api pipeline infer models media weights jobs lifecycle library net util plan deploy"
 )
 bad=0
 for dir in "$src"/*/; do

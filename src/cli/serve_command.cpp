@@ -1,0 +1,78 @@
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "server/serve.h"
+#include "server/store.h"
+#include "util/error.h"
+
+namespace framelift::cli {
+namespace {
+
+void add_token_command(CLI::App& serve, Command& selected) {
+  auto* token = serve.add_subcommand("token", "Manage the server's API tokens");
+  token->require_subcommand(1);
+  auto* add = token->add_subcommand("add", "Create a user (if new) and print a new API token for them, once");
+  auto name = std::make_shared<std::string>();
+  auto data = std::make_shared<std::string>();
+  auto admin = std::make_shared<bool>(false);
+  add->add_option("name", *name, "User name")->required();
+  add->add_option("--data", *data, "The server's data folder")->required();
+  add->add_flag("--admin", *admin, "A new user who sees and manages every user's jobs");
+  add->footer("The token is stored hashed (SHA-256); keep the printed copy.\nExample:\n  framelift serve token add alice --data /srv/framelift");
+  add->callback([=, &selected] {
+    selected = [=] {
+      std::error_code ec;
+      std::filesystem::create_directories(*data, ec);
+      server::Store store(*data);
+      std::printf("%s\n", store.add_token(*name, *admin).c_str());
+      return 0;
+    };
+  });
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, Command& selected) {
+  auto* cmd = app.add_subcommand("serve", "Serve the REST API for a team sharing this machine (docs/server.md)");
+  auto o = std::make_shared<server::ServeOptions>();
+  auto media = std::make_shared<std::vector<std::string>>();
+  auto devices = std::make_shared<std::string>();
+  cmd->add_option("--listen", o->listen, "HOST:PORT; loopback unless HTTPS or --insecure-http")->capture_default_str();
+  cmd->add_option("--data", o->data, "Folder for the queue (server.db), job folders and outputs");
+  cmd->add_option("--media", *media, "A folder inputs may be read from (repeat for more)");
+  cmd->add_option("--devices", *devices, "One worker slot per device: cuda:0,cuda:1 (default: one slot)");
+  cmd->add_option("--tls-cert", o->tls_cert, "PEM certificate: serve HTTPS");
+  cmd->add_option("--tls-key", o->tls_key, "PEM private key of --tls-cert");
+  cmd->add_flag("--insecure-http", o->insecure_http, "Allow plain HTTP on a non-loopback address (tokens in the clear)");
+  cmd->add_option("--max-jobs-per-user", o->max_active_jobs_per_user, "Queued plus running jobs a user may have")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  framelift serve token add alice --data /srv/framelift\n"
+      "  framelift serve --data /srv/framelift --media /videos\n"
+      "  ssh -L 8642:localhost:8642 gpu-box      # then http://localhost:8642 on your machine");
+  add_token_command(*cmd, selected);
+  cmd->callback([=, &selected] {
+    if (selected) return;  // `serve token add` chose already
+    selected = [=] {
+      server::ServeOptions options = *o;
+      for (const std::string& m : *media) options.media.emplace_back(m);
+      for (size_t start = 0; !devices->empty() && start <= devices->size();) {
+        const size_t comma = devices->find(',', start);
+        options.devices.push_back(devices->substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      options.on_listening = [](const std::string& url) {
+        std::printf("framelift serve: listening on %s\n", url.c_str());
+        std::fflush(stdout);
+      };
+      server::serve(options);
+      return 0;
+    };
+  });
+}
+
+}  // namespace framelift::cli

@@ -1,0 +1,237 @@
+#include "server/http_api.h"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <memory>
+
+#include <framelift/error.h>
+#include <framelift/pipeline.h>
+#include <framelift/version.h>
+
+#include "server/auth.h"
+#include "server/media_roots.h"
+#include "server/store.h"
+#include "server/workers.h"
+
+namespace framelift::server {
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace {
+
+void reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void error(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
+
+json job_view(const JobRecord& j) {
+  const json& o = j.spec.options;
+  json v = {{"id", j.id},
+            {"user", j.user},
+            {"input", o.value("input", std::string())},
+            {"root", o.value("root", 0)},
+            {"output", j.spec.output_name},
+            {"pipeline", j.spec.pipeline},
+            {"priority", j.spec.priority},
+            {"state", job_state_name(j.state)},
+            {"progress", {{"frames", j.frames_in}, {"total", j.frames_total}, {"fps", j.fps},
+                          {"percent", j.frames_total > 0 ? 100.0 * double(j.frames_in) / double(j.frames_total) : 0.0}}},
+            {"created", j.created},
+            {"started", j.started},
+            {"finished", j.finished}};
+  if (!j.error.empty()) v["error"] = j.error;
+  return v;
+}
+
+// A plain file name for the output: no folders, nothing hidden, an extension for the container.
+bool valid_output_name(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name[0] == '.' || name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+    return false;
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f) return false;
+  return fs::path(name).has_extension();
+}
+
+// The options a job may carry besides input, output and pipeline, checked for their types.
+bool read_options(const json& body, json& options, std::string& why) {
+  for (const char* k : {"codec", "preset", "pix_fmt"})
+    if (body.contains(k)) {
+      if (!body[k].is_string()) return why = std::string(k) + " must be a string", false;
+      options[k] = body[k];
+    }
+  if (body.contains("crf")) {
+    if (!body["crf"].is_number() || body["crf"].get<double>() < 0 || body["crf"].get<double>() > 63) return why = "crf must be a number 0-63", false;
+    options["crf"] = body["crf"];
+  }
+  for (const char* k : {"segment_frames", "max_frames"})
+    if (body.contains(k)) {
+      if (!body[k].is_number_integer() || body[k].get<int64_t>() < 0) return why = std::string(k) + " must be a whole number >= 0", false;
+      options[k] = body[k];
+    }
+  return true;
+}
+
+class Routes {
+ public:
+  explicit Routes(ApiContext& c) : c_(c) {}
+
+  // The user of a request, or nullopt after replying 401/429.
+  std::optional<User> user(const httplib::Request& req, httplib::Response& res) {
+    const Authenticator::Result r = c_.auth.check(req.get_header_value("Authorization"), req.remote_addr);
+    switch (r.outcome) {
+      case Authenticator::Outcome::Ok: return r.user;
+      case Authenticator::Outcome::TooMany: error(res, 429, "too many failed logins from this address; wait a minute"); break;
+      case Authenticator::Outcome::Missing: error(res, 401, "give Authorization: Bearer TOKEN (framelift serve token add NAME)"); break;
+      case Authenticator::Outcome::Refused: error(res, 401, "unknown token"); break;
+    }
+    res.set_header("WWW-Authenticate", "Bearer");
+    return std::nullopt;
+  }
+
+  // The job of `id` if `u` may see it; else replies 404 (another user's job is not said to exist).
+  std::optional<JobRecord> visible_job(const User& u, const std::string& id, httplib::Response& res) {
+    std::optional<JobRecord> j = c_.store.job(std::stoll(id));
+    if (!j || (!u.admin && j->user_id != u.id)) {
+      error(res, 404, "no job " + id);
+      return std::nullopt;
+    }
+    return j;
+  }
+
+  void create_job(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    const json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object()) return error(res, 400, "the body must be a JSON object");
+    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
+    if (!body.contains("output") || !body["output"].is_string() || !valid_output_name(body["output"]))
+      return error(res, 400, "output: a plain file name with an extension is required (out.mkv)");
+    std::optional<int> root;
+    if (body.contains("root")) {
+      if (!body["root"].is_number_integer()) return error(res, 400, "root must be a media root's index");
+      root = body["root"].get<int>();
+    }
+    const Resolved in = c_.media.resolve(body["input"].get<std::string>(), root);
+    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
+    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
+    if (!fs::is_regular_file(in.path)) return error(res, 400, body["input"].get<std::string>() + ": not a file");
+    JobSpec spec;
+    spec.input = in.path.string();
+    spec.output_name = body["output"];
+    spec.pipeline = body.value("pipeline", std::string());
+    try {
+      parse_pipeline(spec.pipeline);
+    } catch (const Error& e) {
+      return error(res, 400, std::string("pipeline: ") + e.what());
+    }
+    std::string why;
+    spec.options = {{"input", body["input"]}, {"root", in.root}};
+    if (!read_options(body, spec.options, why)) return error(res, 400, why);
+    if (body.contains("priority")) {
+      if (!body["priority"].is_number_integer()) return error(res, 400, "priority must be a whole number");
+      spec.priority = body["priority"].get<int>();
+    }
+    if (c_.store.active_jobs(u->id) >= c_.max_active_jobs_per_user)
+      return error(res, 429, "you have " + std::to_string(c_.max_active_jobs_per_user) + " jobs queued or running; wait for one to finish");
+    const int64_t id = c_.store.add_job(*u, spec);
+    c_.workers.wake();
+    res.set_header("Location", "/api/jobs/" + std::to_string(id));
+    reply(res, 201, {{"id", id}, {"state", "queued"}});
+  }
+
+  void output(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    auto j = visible_job(*u, req.matches[1], res);
+    if (!j) return;
+    if (j->state != JobState::Done) return error(res, 409, std::string("job ") + std::to_string(j->id) + " is " + job_state_name(j->state));
+    const fs::path file = Workers::output_path(c_.data_dir, *j);
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(file, ec);
+    if (ec) return error(res, 410, "the output of job " + std::to_string(j->id) + " is gone");
+    auto f = std::shared_ptr<std::FILE>(std::fopen(file.c_str(), "rb"), [](std::FILE* p) {
+      if (p) std::fclose(p);
+    });
+    if (!f) return error(res, 500, "cannot read the output");
+    res.set_header("Content-Disposition", "attachment; filename=\"" + j->spec.output_name + "\"");
+    // A content provider with a length: httplib answers Range requests from it (206).
+    res.set_content_provider(size_t(size), "application/octet-stream", [f](size_t offset, size_t length, httplib::DataSink& sink) {
+      char buffer[1 << 16];
+      if (std::fseek(f.get(), long(offset), SEEK_SET) != 0) return false;
+      while (length > 0) {
+        const size_t n = std::fread(buffer, 1, std::min(length, sizeof buffer), f.get());
+        if (n == 0 || !sink.write(buffer, n)) return false;
+        length -= n;
+      }
+      return true;
+    });
+  }
+
+  void media_list(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    const int root = req.has_param("root") ? std::atoi(req.get_param_value("root").c_str()) : 0;
+    Resolved why;
+    auto entries = c_.media.list(req.get_param_value("path"), root, &why);
+    if (!entries) return error(res, why.status == Resolved::Status::Outside ? 403 : 404, why.why);
+    json list = json::array();
+    for (const MediaEntry& e : *entries) list.push_back({{"name", e.name}, {"dir", e.directory}, {"size", e.size}});
+    reply(res, 200, {{"root", root}, {"roots", c_.media.size()}, {"entries", list}});
+  }
+
+  ApiContext& c_;
+};
+
+}  // namespace
+
+void add_api_routes(httplib::Server& server, ApiContext& context) {
+  auto routes = std::make_shared<Routes>(context);
+  server.Get("/api/health", [](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200, {{"status", "ok"}, {"version", version()}});
+  });
+  server.Post("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) { routes->create_job(req, res); });
+  server.Get("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    json list = json::array();
+    for (const JobRecord& j : routes->c_.store.jobs_of(*u)) list.push_back(job_view(j));
+    reply(res, 200, {{"jobs", list}});
+  });
+  server.Get(R"(/api/jobs/(\d{1,18}))", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    if (auto j = routes->visible_job(*u, req.matches[1], res)) reply(res, 200, job_view(*j));
+  });
+  server.Get(R"(/api/jobs/(\d{1,18})/events)", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    auto j = routes->visible_job(*u, req.matches[1], res);
+    if (!j) return;
+    json list = json::array();
+    for (const JobEvent& e : routes->c_.store.events(j->id)) list.push_back({{"time", e.time}, {"kind", e.kind}, {"message", e.message}});
+    reply(res, 200, {{"events", list}});
+  });
+  server.Post(R"(/api/jobs/(\d{1,18})/cancel)", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    auto j = routes->visible_job(*u, req.matches[1], res);
+    if (!j) return;
+    if (!routes->c_.store.request_cancel(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
+    reply(res, 202, job_view(*routes->c_.store.job(j->id)));
+  });
+  server.Post(R"(/api/jobs/(\d{1,18})/retry)", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    auto j = routes->visible_job(*u, req.matches[1], res);
+    if (!j) return;
+    if (!routes->c_.store.retry(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
+    routes->c_.workers.wake();
+    reply(res, 202, job_view(*routes->c_.store.job(j->id)));
+  });
+  server.Get(R"(/api/jobs/(\d{1,18})/output)", [routes](const httplib::Request& req, httplib::Response& res) { routes->output(req, res); });
+  server.Get("/api/media", [routes](const httplib::Request& req, httplib::Response& res) { routes->media_list(req, res); });
+}
+
+}  // namespace framelift::server

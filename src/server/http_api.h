@@ -1,0 +1,29 @@
+#pragma once
+// The REST routes of `framelift serve` on an httplib server (docs/server.md lists them with their
+// statuses). Every route but /api/health needs a user's token; a user sees and acts on only their
+// own jobs (404 for another's), an admin on all.
+#include <filesystem>
+
+namespace httplib {
+class Server;
+}
+
+namespace framelift::server {
+
+class Store;
+class Workers;
+class MediaRoots;
+class Authenticator;
+
+struct ApiContext {
+  Store& store;
+  Workers& workers;
+  const MediaRoots& media;
+  Authenticator& auth;
+  std::filesystem::path data_dir;
+  int max_active_jobs_per_user;
+};
+
+void add_api_routes(httplib::Server& server, ApiContext& context);
+
+}  // namespace framelift::server

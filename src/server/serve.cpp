@@ -1,0 +1,111 @@
+#include "server/serve.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "server/auth.h"
+#include "server/http_api.h"
+#include "server/media_roots.h"
+#include "server/store.h"
+#include "server/workers.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/stop.h"
+#include "util/str.h"
+
+namespace framelift::server {
+namespace fs = std::filesystem;
+namespace {
+
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+
+HostPort parse_listen(const std::string& listen) {
+  auto fail = [&] { return Error(ErrorKind::Usage, str("--listen ", listen, ": give HOST:PORT (127.0.0.1:8642, [::1]:8642)")); };
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == listen.size()) throw fail();
+  HostPort hp;
+  hp.host = listen.substr(0, colon);
+  if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']') hp.host = hp.host.substr(1, hp.host.size() - 2);
+  const std::string port = listen.substr(colon + 1);
+  if (hp.host.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) throw fail();
+  hp.port = std::stoi(port);
+  if (hp.port > 65535) throw fail();
+  return hp;
+}
+
+std::unique_ptr<httplib::Server> make_server(const ServeOptions& o, const HostPort& hp) {
+  const bool tls = !o.tls_cert.empty() || !o.tls_key.empty();
+  if (tls) {
+    if (o.tls_cert.empty() || o.tls_key.empty()) throw Error(ErrorKind::Usage, "--tls-cert and --tls-key go together");
+    for (const std::string& f : {o.tls_cert, o.tls_key})
+      if (!fs::is_regular_file(f)) throw Error(ErrorKind::Usage, str(f, ": no such certificate or key file"));
+    auto s = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
+    if (!s->is_valid()) throw Error(ErrorKind::Usage, str(o.tls_cert, ", ", o.tls_key, ": not a PEM certificate and its private key"));
+    return s;
+  }
+  if (!is_loopback(hp.host) && !o.insecure_http)
+    throw Error(ErrorKind::Usage, str("--listen ", o.listen, ": not a loopback address; serve it over HTTPS (--tls-cert, --tls-key), ",
+                                      "or reach a loopback server through `ssh -L 8642:localhost:8642 HOST`; --insecure-http ",
+                                      "sends tokens in the clear"));
+  return std::make_unique<httplib::Server>();
+}
+
+}  // namespace
+
+bool is_loopback(const std::string& host) { return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0; }
+
+void serve(const ServeOptions& o) {
+  const HostPort hp = parse_listen(o.listen);
+  if (o.data.empty()) throw Error(ErrorKind::Usage, "--data DIR is required: the server keeps its queue and outputs there");
+  if (o.media.empty()) throw Error(ErrorKind::Usage, "--media ROOT is required: the folders inputs are read from");
+  const MediaRoots media(o.media);
+  std::unique_ptr<httplib::Server> http = make_server(o, hp);
+  std::error_code ec;
+  fs::create_directories(o.data, ec);
+  if (ec) throw Error(ErrorKind::Output, str(o.data.string(), ": cannot create the data folder: ", ec.message()));
+
+  Store store(o.data);
+  if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
+  Workers workers(store, o.data, o.devices);
+  Authenticator auth(store);
+  ApiContext context{store, workers, media, auth, o.data, o.max_active_jobs_per_user};
+  add_api_routes(*http, context);
+  http->set_payload_max_length(o.max_request_bytes);
+  http->set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log::error("serve: ", req.method, " ", req.path, ": ", what);
+    res.status = 500;
+    res.set_content(nlohmann::json{{"error", what}}.dump(), "application/json");
+  });
+
+  int port = hp.port;
+  if (port == 0) port = http->bind_to_any_port(hp.host);
+  else if (!http->bind_to_port(hp.host, port)) port = -1;
+  if (port < 0) throw Error(ErrorKind::Usage, str("--listen ", o.listen, ": cannot listen there (in use, or not this machine's address)"));
+  const bool tls = !o.tls_cert.empty();
+  const std::string shown = hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host;
+  const std::string url = str(tls ? "https://" : "http://", shown, ":", port);
+  log::info("serve: listening on ", url, " (data ", o.data.string(), ")");
+  if (o.on_listening) o.on_listening(url);
+
+  std::thread listener([&] { http->listen_after_bind(); });
+  while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  log::info("serve: stopping (", stop_reason(), "); running jobs go back to the queue");
+  http->stop();
+  listener.join();
+  workers.stop();
+}
+
+}  // namespace framelift::server

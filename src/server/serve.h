@@ -1,0 +1,33 @@
+#pragma once
+// `framelift serve`: one process serving the REST API (docs/server.md, docs/openapi.yaml) over
+// HTTP on loopback, or HTTPS (or plain HTTP only with insecure_http) on any other address, with a
+// queue in DATA/server.db and one worker slot per device.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace framelift::server {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8642";          // HOST:PORT; port 0 picks a free one
+  std::filesystem::path data;                     // the server's folder: database, job folders, outputs
+  std::vector<std::filesystem::path> media;       // roots inputs are read from
+  std::vector<std::string> devices;               // one worker slot each; empty: one on the default device
+  std::string tls_cert, tls_key;                  // PEM files: HTTPS
+  bool insecure_http = false;                     // allow plain HTTP on a non-loopback address
+  int max_active_jobs_per_user = 16;              // queued + running
+  size_t max_request_bytes = 1 << 20;             // JSON bodies
+  std::function<void(const std::string& url)> on_listening;  // called once bound (the CLI prints it)
+};
+
+// Whether HOST is a loopback address (127.0.0.0/8, ::1, localhost).
+bool is_loopback(const std::string& host);
+
+// Serves until a stop is requested (SIGINT/SIGTERM, util/stop.h); running jobs then go back to the
+// queue with their finished segments kept. Throws Error(Usage) for bad options (a non-loopback
+// address without TLS or --insecure-http, unreadable certificates, a port in use), Error(Output)
+// when DATA cannot be written.
+void serve(const ServeOptions& options);
+
+}  // namespace framelift::server
