@@ -1,0 +1,267 @@
+// framelift serve against a real server process on loopback: tokens refused and accepted, paths
+// outside the media roots refused, a job to completion whose output equals `framelift run`'s,
+// users kept apart, a server killed with SIGKILL mid-job resuming it on restart, HTTPS and the
+// loopback rule.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+#include "server/server_process.h"
+#include "support/media_check.h"
+#include "support/test_paths.h"
+
+namespace framelift::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Site {
+  fs::path dir, data, media, outside;
+  Site() : dir(temp_dir("serve")), data(dir / "data"), media(dir / "media"), outside(dir / "outside") {
+    fs::create_directories(media / "clips");
+    fs::create_directories(outside);
+    fs::copy_file(test::media("cfr_8bit.mkv"), media / "clips" / "cfr.mkv");
+    std::ofstream(outside / "secret.mkv") << "not yours";
+    fs::create_symlink(outside, media / "escape");                        // a folder link out of the root
+    fs::create_symlink(outside / "secret.mkv", media / "clips" / "s.mkv");  // a file link out of it
+  }
+  std::string token(const std::string& user, bool admin = false) const {
+    auto r = framelift("serve token add " + user + " --data " + shell_quote(data) + (admin ? " --admin" : ""));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output.substr(0, r.output.find('\n'));
+  }
+  std::vector<std::string> args() const { return {"--listen", "127.0.0.1:0", "--data", data.string(), "--media", media.string()}; }
+};
+
+httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+std::unique_ptr<httplib::Client> client(const ServerProcess& s) {
+  auto c = std::make_unique<httplib::Client>("127.0.0.1", s.port());
+  c->set_read_timeout(30, 0);
+  return c;
+}
+
+// The job request the tests submit: a resize into lossless FFV1, in segments of 10 frames.
+std::string job_body(const std::string& input = "clips/cfr.mkv") {
+  return json{{"input", input}, {"output", "out.mkv"}, {"pipeline", "resize:scale=0.5"}, {"codec", "ffv1"}, {"segment_frames", 10}}.dump();
+}
+
+int64_t submit(httplib::Client& c, const std::string& token, const std::string& body) {
+  auto r = c.Post("/api/jobs", bearer(token), body, "application/json");
+  EXPECT_TRUE(r);
+  if (!r) return -1;
+  EXPECT_EQ(r->status, 201) << r->body;
+  return json::parse(r->body).value("id", int64_t(-1));
+}
+
+json wait_until_finished(httplib::Client& c, const std::string& token, int64_t id, int seconds = 120) {
+  json j;
+  for (int i = 0; i < seconds * 5; ++i) {
+    auto r = c.Get("/api/jobs/" + std::to_string(id), bearer(token));
+    if (r && r->status == 200) {
+      j = json::parse(r->body);
+      if (j["state"] != "queued" && j["state"] != "running") return j;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ADD_FAILURE() << "job " << id << " did not finish: " << j.dump();
+  return j;
+}
+
+// What `framelift run` makes of the same request: the reference the server's output must equal.
+std::vector<FrameHash> reference_frames(const Site& site) {
+  const fs::path out = site.dir / "reference.mkv";
+  if (!fs::exists(out)) {
+    auto r = framelift("run -i " + shell_quote(site.media / "clips" / "cfr.mkv") + " -o " + shell_quote(out) +
+                       " --pipeline resize:scale=0.5 -c ffv1 --progress none");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  }
+  return framemd5(out, "0:v", false);
+}
+
+void expect_same_frames(const fs::path& file, const std::vector<FrameHash>& ref) {
+  const auto got = framemd5(file, "0:v", false);
+  ASSERT_EQ(got.size(), ref.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].md5, ref[i].md5) << "frame " << i;
+}
+
+TEST(ServeApi, HealthIsOpenAndEverythingElseNeedsAToken) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  auto health = c->Get("/api/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(json::parse(health->body)["status"], "ok");
+  EXPECT_EQ(c->Get("/api/jobs")->status, 401);
+  EXPECT_EQ(c->Get("/api/jobs", bearer("flk_" + std::string(64, '0')))->status, 401);
+  EXPECT_EQ(c->Post("/api/jobs", job_body(), "application/json")->status, 401);
+  auto listed = c->Get("/api/jobs", bearer(token));
+  EXPECT_EQ(listed->status, 200);
+  EXPECT_EQ(json::parse(listed->body)["jobs"].size(), 0u);
+  // The database keeps the token's hash, never the token.
+  std::ifstream db(site.data / "server.db", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(db)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.find(token), std::string::npos);
+  EXPECT_NE(server.log().find("refused an unknown token from 127.0.0.1"), std::string::npos) << server.log();
+}
+
+TEST(ServeApi, RepeatedBadTokensAreRefusedEvenWithAGoodOneAfter) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(c->Get("/api/jobs", bearer("guess" + std::to_string(i)))->status, 401);
+  EXPECT_EQ(c->Get("/api/jobs", bearer(token))->status, 429);
+}
+
+TEST(ServeApi, PathsOutsideTheMediaRootsAreRefused) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  for (const std::string& input : std::vector<std::string>{"../outside/secret.mkv", "clips/../../outside/secret.mkv", "escape/secret.mkv", "clips/s.mkv",
+                                  (site.outside / "secret.mkv").string()}) {
+    auto r = c->Post("/api/jobs", bearer(token), job_body(input), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403) << input << ": " << r->body;
+  }
+  EXPECT_EQ(c->Post("/api/jobs", bearer(token), job_body("clips/none.mkv"), "application/json")->status, 400);
+  auto bad_output = c->Post("/api/jobs", bearer(token), json{{"input", "clips/cfr.mkv"}, {"output", "../x.mkv"}}.dump(), "application/json");
+  EXPECT_EQ(bad_output->status, 400) << bad_output->body;
+  EXPECT_EQ(c->Get("/api/media?path=escape", bearer(token))->status, 403);
+  auto listing = c->Get("/api/media?path=clips", bearer(token));
+  ASSERT_EQ(listing->status, 200) << listing->body;
+  EXPECT_EQ(json::parse(listing->body)["entries"][0]["name"], "cfr.mkv");
+  EXPECT_FALSE(fs::exists(site.data / "outputs")) << "no job may have been queued";
+}
+
+TEST(ServeApi, AJobRunsToCompletionAndItsOutputDownloadsWithRanges) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  const int64_t id = submit(*c, token, job_body());
+  const json done = wait_until_finished(*c, token, id);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
+  EXPECT_EQ(done["progress"]["frames"], 50);
+  EXPECT_DOUBLE_EQ(done["progress"]["percent"].get<double>(), 100.0);
+
+  auto whole = c->Get("/api/jobs/" + std::to_string(id) + "/output", bearer(token));
+  ASSERT_EQ(whole->status, 200);
+  const fs::path downloaded = site.dir / "downloaded.mkv";
+  std::ofstream(downloaded, std::ios::binary) << whole->body;
+  expect_same_frames(downloaded, reference_frames(site));
+
+  httplib::Headers ranged = bearer(token);
+  ranged.emplace("Range", "bytes=100-1123");
+  auto part = c->Get("/api/jobs/" + std::to_string(id) + "/output", ranged);
+  ASSERT_EQ(part->status, 206);
+  EXPECT_EQ(part->body, whole->body.substr(100, 1024));
+  auto events = json::parse(c->Get("/api/jobs/" + std::to_string(id) + "/events", bearer(token))->body)["events"];
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[0]["kind"], "queued");
+  EXPECT_EQ(events[1]["kind"], "started");
+}
+
+TEST(ServeApi, UsersSeeOnlyTheirOwnJobsAndAnAdminSeesAll) {
+  Site site;
+  const std::string alice = site.token("alice"), bob = site.token("bob"), root = site.token("root", true);
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  const int64_t a = submit(*c, alice, job_body());
+  const int64_t b = submit(*c, bob, job_body());
+  wait_until_finished(*c, alice, a);
+  wait_until_finished(*c, bob, b);
+  const std::string path = "/api/jobs/" + std::to_string(a);
+  EXPECT_EQ(c->Get(path, bearer(bob))->status, 404);
+  EXPECT_EQ(c->Get(path + "/output", bearer(bob))->status, 404);
+  EXPECT_EQ(c->Post(path + "/cancel", bearer(bob), "", "application/json")->status, 404);
+  EXPECT_EQ(c->Get(path, bearer(root))->status, 200);
+  auto ids = [&](const std::string& token) {
+    std::vector<int64_t> out;
+    const json listed = json::parse(c->Get("/api/jobs", bearer(token))->body);
+    for (const json& j : listed["jobs"]) out.push_back(j["id"]);
+    return out;
+  };
+  EXPECT_EQ(ids(alice), std::vector<int64_t>{a});
+  EXPECT_EQ(ids(bob), std::vector<int64_t>{b});
+  EXPECT_EQ(ids(root), (std::vector<int64_t>{b, a}));
+}
+
+// FRAMELIFT_CRASH_AT kills the server with SIGKILL when its job commits its sixth file (the plan,
+// job.json, then segment and journal record alternate: two segments done). The restarted server
+// finds the job running in its database, requeues it and resumes it from its job folder.
+TEST(ServeApi, AServerKilledMidJobResumesItOnRestart) {
+  Site site;
+  const std::string token = site.token("alice");
+  int64_t id = -1;
+  {
+    ServerProcess server(site.args(), site.dir / "server-1.log", {{"FRAMELIFT_CRASH_AT", "commit:6"}});
+    ASSERT_FALSE(server.url().empty()) << server.log();
+    auto c = client(server);
+    id = submit(*c, token, job_body());
+    for (int i = 0; i < 600 && fs::exists(site.dir / "server-1.log"); ++i) {
+      if (!c->Get("/api/health")) break;  // it died
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(server.stop(SIGTERM), 128 + SIGKILL) << "the crash point was not reached: " << server.log();
+  }
+  ASSERT_TRUE(fs::exists(site.data / "jobs" / std::to_string(id))) << "the job folder keeps the finished segments";
+  ServerProcess again(site.args(), site.dir / "server-2.log");
+  ASSERT_FALSE(again.url().empty()) << again.log();
+  auto c = client(again);
+  const json done = wait_until_finished(*c, token, id);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << again.log();
+  EXPECT_NE(again.log().find("1 job(s) were running when the server stopped"), std::string::npos) << again.log();
+  bool requeued = false;
+  const json events = json::parse(c->Get("/api/jobs/" + std::to_string(id) + "/events", bearer(token))->body);
+  for (const json& e : events["events"])
+    requeued = requeued || e["kind"] == "requeued";
+  EXPECT_TRUE(requeued);
+  expect_same_frames(site.data / "outputs" / std::to_string(id) / "out.mkv", reference_frames(site));
+}
+
+TEST(ServeApi, OtherAddressesNeedHttpsAndHttpsServes) {
+  Site site;
+  const std::string token = site.token("alice");
+  auto refused = framelift("serve --listen 0.0.0.0:0 --data " + shell_quote(site.data) + " --media " + shell_quote(site.media));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--listen 0.0.0.0:0: not a loopback address"), std::string::npos) << refused.output;
+  auto no_media = framelift("serve --data " + shell_quote(site.data) + " --media " + shell_quote(site.dir / "none"));
+  EXPECT_EQ(no_media.exit_code, 2) << no_media.output;
+  EXPECT_NE(no_media.output.find("not a folder"), std::string::npos) << no_media.output;
+
+  const fs::path cert = site.dir / "cert.pem", key = site.dir / "key.pem";
+  ASSERT_EQ(run_command("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " + shell_quote(key) +
+                        " -out " + shell_quote(cert) + " 2>/dev/null"),
+            0);
+  std::vector<std::string> args = site.args();
+  args.insert(args.end(), {"--tls-cert", cert.string(), "--tls-key", key.string()});
+  ServerProcess server(args, site.dir / "server.log");
+  ASSERT_EQ(server.url().rfind("https://127.0.0.1:", 0), 0u) << server.log();
+  httplib::SSLClient tls("127.0.0.1", server.port());
+  tls.enable_server_certificate_verification(false);  // self-signed for the test
+  auto health = tls.Get("/api/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(tls.Get("/api/jobs", bearer(token))->status, 200);
+  httplib::Client plain("127.0.0.1", server.port());
+  EXPECT_FALSE(plain.Get("/api/health")) << "plain HTTP must not be answered on an HTTPS port";
+}
+
+}  // namespace
+}  // namespace framelift::test
