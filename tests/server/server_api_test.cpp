@@ -235,6 +235,85 @@ TEST(ServeApi, AServerKilledMidJobResumesItOnRestart) {
   expect_same_frames(site.data / "outputs" / std::to_string(id) / "out.mkv", reference_frames(site));
 }
 
+// A slow job (FFmpeg's nlmeans, about 0.1-0.3 s a frame here) leaves time to act on it mid-run.
+std::string slow_job_body() {
+  return json{{"input", "clips/cfr.mkv"}, {"output", "slow.mkv"}, {"pipeline", "filter:graph=nlmeans"}, {"codec", "ffv1"},
+              {"segment_frames", 5}, {"max_frames", 20}}.dump();
+}
+
+json wait_until_running(httplib::Client& c, const std::string& token, int64_t id) {
+  json j;
+  for (int i = 0; i < 600; ++i) {
+    auto r = c.Get("/api/jobs/" + std::to_string(id), bearer(token));
+    if (r && r->status == 200) {
+      j = json::parse(r->body);
+      if (j["state"] == "running" && j["progress"]["frames"].get<int64_t>() > 0) return j;
+      if (j["state"] != "queued" && j["state"] != "running") break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "job " << id << " never ran: " << j.dump();
+  return j;
+}
+
+TEST(ServeApi, CancelRetryAndTheLimitsOnJobsAndBodies) {
+  Site site;
+  const std::string token = site.token("alice");
+  std::vector<std::string> args = site.args();
+  args.insert(args.end(), {"--max-jobs-per-user", "2"});
+  ServerProcess server(args, site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  const int64_t running = submit(*c, token, slow_job_body());
+  wait_until_running(*c, token, running);
+  const int64_t queued = submit(*c, token, job_body());  // behind it: one worker slot
+  auto third = c->Post("/api/jobs", bearer(token), job_body(), "application/json");
+  EXPECT_EQ(third->status, 429) << third->body;
+  EXPECT_EQ(c->Post("/api/jobs", bearer(token), std::string(1100000, ' '), "application/json")->status, 413);
+
+  EXPECT_EQ(c->Post("/api/jobs/" + std::to_string(queued) + "/cancel", bearer(token), "", "application/json")->status, 202);
+  EXPECT_EQ(json::parse(c->Get("/api/jobs/" + std::to_string(queued), bearer(token))->body)["state"], "cancelled");
+  EXPECT_EQ(c->Post("/api/jobs/" + std::to_string(running) + "/cancel", bearer(token), "", "application/json")->status, 202);
+  const json cancelled = wait_until_finished(*c, token, running);
+  EXPECT_EQ(cancelled["state"], "cancelled") << cancelled.dump();
+  EXPECT_LT(cancelled["progress"]["frames"].get<int64_t>(), 20) << "the cancel must stop it before its end";
+  EXPECT_FALSE(fs::exists(site.data / "outputs" / std::to_string(running) / "slow.mkv"));
+
+  // A retry resumes from the job folder and finishes.
+  EXPECT_EQ(c->Post("/api/jobs/" + std::to_string(running) + "/retry", bearer(token), "", "application/json")->status, 202);
+  const json done = wait_until_finished(*c, token, running);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
+  EXPECT_EQ(count_frames(site.data / "outputs" / std::to_string(running) / "slow.mkv"), 20);
+  EXPECT_EQ(c->Post("/api/jobs/" + std::to_string(running) + "/cancel", bearer(token), "", "application/json")->status, 409);
+}
+
+// SIGTERM (a reclaimed instance's notice, an admin's restart) stops the running job within a frame
+// and puts it back in the queue; the next server finishes it.
+TEST(ServeApi, SigtermRequeuesTheRunningJobAndTheNextServerFinishesIt) {
+  Site site;
+  const std::string token = site.token("alice");
+  int64_t id = -1;
+  {
+    ServerProcess server(site.args(), site.dir / "server-1.log");
+    ASSERT_FALSE(server.url().empty()) << server.log();
+    auto c = client(server);
+    id = submit(*c, token, slow_job_body());
+    wait_until_running(*c, token, id);
+    EXPECT_EQ(server.stop(SIGTERM), 0) << server.log();
+    EXPECT_NE(server.log().find("requeued: the server is stopping"), std::string::npos) << server.log();
+  }
+  ServerProcess again(site.args(), site.dir / "server-2.log");
+  ASSERT_FALSE(again.url().empty()) << again.log();
+  auto c = client(again);
+  const json done = wait_until_finished(*c, token, id);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << again.log();
+  EXPECT_EQ(count_frames(site.data / "outputs" / std::to_string(id) / "slow.mkv"), 20);
+  const json events = json::parse(c->Get("/api/jobs/" + std::to_string(id) + "/events", bearer(token))->body);
+  int requeued = 0;
+  for (const json& e : events["events"]) requeued += e["kind"] == "requeued";
+  EXPECT_EQ(requeued, 1) << events.dump();
+}
+
 TEST(ServeApi, OtherAddressesNeedHttpsAndHttpsServes) {
   Site site;
   const std::string token = site.token("alice");
