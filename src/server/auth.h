@@ -1,5 +1,9 @@
 #pragma once
-// Who a request comes from: `Authorization: Bearer TOKEN` looked up by its hash. Failed attempts
+// Who a request comes from: `Authorization: Bearer TOKEN` (API clients) or the page's session
+// cookie, both looked up by their hash. A request on a session cookie that changes anything (not
+// GET) must carry the session's CSRF token in X-CSRF-Token, which another site's page cannot
+// read, so it cannot make a logged-in browser act for it (the cookie is SameSite=Strict too).
+// Failed attempts
 // are logged and counted per client address; an address with too many recent failures is refused
 // before its token is even looked at (HTTP 429), so tokens cannot be guessed at speed.
 //
@@ -17,16 +21,25 @@ namespace framelift::server {
 
 class Authenticator {
  public:
-  enum class Outcome { Ok, Missing, Refused, TooMany };
+  enum class Outcome { Ok, Missing, Refused, TooMany, NoCsrf };
   struct Result {
     Outcome outcome;
     std::optional<User> user;
+  };
+  struct Credentials {
+    std::string authorization;  // the Authorization header
+    std::string session;        // the fl_session cookie's value
+    std::string csrf;           // the X-CSRF-Token header
+    bool changes = false;       // not a GET or HEAD
+    std::string client;         // the peer's address
   };
 
   explicit Authenticator(Store& store, int max_failures = 10, std::chrono::seconds window = std::chrono::seconds(60))
       : store_(store), max_failures_(max_failures), window_(window) {}
 
-  Result check(const std::string& authorization_header, const std::string& client);
+  Result check(const Credentials& c);
+  // A token given to log in (counted like a refused header when unknown).
+  Result check_token(const std::string& token, const std::string& client);
 
  private:
   bool too_many(const std::string& client, std::chrono::steady_clock::time_point now);

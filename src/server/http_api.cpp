@@ -2,16 +2,20 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include <framelift/error.h>
 #include <framelift/pipeline.h>
+#include <framelift/plan.h>
 #include <framelift/version.h>
 
 #include "server/auth.h"
 #include "server/media_roots.h"
 #include "server/store.h"
+#include "server/web_page.h"
 #include "server/workers.h"
 
 namespace framelift::server {
@@ -73,15 +77,35 @@ bool read_options(const json& body, json& options, std::string& why) {
   return true;
 }
 
+// The value of cookie `name` in a Cookie header ("a=1; fl_session=x").
+std::string cookie(const std::string& header, const std::string& name) {
+  size_t at = 0;
+  while (at < header.size()) {
+    const size_t end = std::min(header.find(';', at), header.size());
+    std::string part = header.substr(at, end - at);
+    part.erase(0, part.find_first_not_of(' '));
+    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
+    at = end + 1;
+  }
+  return "";
+}
+
+constexpr const char* kSessionCookie = "fl_session";
+
 class Routes {
  public:
   explicit Routes(ApiContext& c) : c_(c) {}
 
   // The user of a request, or nullopt after replying 401/429.
   std::optional<User> user(const httplib::Request& req, httplib::Response& res) {
-    const Authenticator::Result r = c_.auth.check(req.get_header_value("Authorization"), req.remote_addr);
+    const Authenticator::Result r = c_.auth.check({.authorization = req.get_header_value("Authorization"),
+                                                   .session = cookie(req.get_header_value("Cookie"), kSessionCookie),
+                                                   .csrf = req.get_header_value("X-CSRF-Token"),
+                                                   .changes = req.method != "GET" && req.method != "HEAD",
+                                                   .client = req.remote_addr});
     switch (r.outcome) {
       case Authenticator::Outcome::Ok: return r.user;
+      case Authenticator::Outcome::NoCsrf: error(res, 403, "this request needs the session's X-CSRF-Token header"); return std::nullopt;
       case Authenticator::Outcome::TooMany: error(res, 429, "too many failed logins from this address; wait a minute"); break;
       case Authenticator::Outcome::Missing: error(res, 401, "give Authorization: Bearer TOKEN (framelift serve token add NAME)"); break;
       case Authenticator::Outcome::Refused: error(res, 401, "unknown token"); break;
@@ -169,6 +193,75 @@ class Routes {
     });
   }
 
+  void login(const httplib::Request& req, httplib::Response& res) {
+    const json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("token") || !body["token"].is_string()) return error(res, 400, "give {\"token\": TOKEN}");
+    const Authenticator::Result r = c_.auth.check_token(body["token"], req.remote_addr);
+    if (r.outcome == Authenticator::Outcome::TooMany) return error(res, 429, "too many failed logins from this address; wait a minute");
+    if (r.outcome != Authenticator::Outcome::Ok) return error(res, 401, "unknown token");
+    const Store::Session s = c_.store.add_session(*r.user);
+    res.set_header("Set-Cookie", std::string(kSessionCookie) + "=" + s.cookie + "; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict" +
+                                     (c_.tls ? "; Secure" : ""));
+    reply(res, 200, {{"user", r.user->name}, {"admin", r.user->admin}, {"csrf", s.csrf}});
+  }
+
+  void session(const httplib::Request& req, httplib::Response& res) {
+    auto s = c_.store.session_user(cookie(req.get_header_value("Cookie"), kSessionCookie));
+    if (!s) return error(res, 401, "not logged in");
+    reply(res, 200, {{"user", s->first.name}, {"admin", s->first.admin}, {"csrf", s->second}});
+  }
+
+  void logout(const httplib::Request& req, httplib::Response& res) {
+    if (!user(req, res)) return;
+    c_.store.end_session(cookie(req.get_header_value("Cookie"), kSessionCookie));
+    res.set_header("Set-Cookie", std::string(kSessionCookie) + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+    reply(res, 200, {{"ok", true}});
+  }
+
+  void plan(const httplib::Request& req, httplib::Response& res) {
+    if (!user(req, res)) return;
+    const json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
+    const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
+    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
+    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
+    PlanRequest p;
+    p.input = in.path.string();
+    p.pipeline = body.value("pipeline", std::string());
+    if (body.contains("codec") && body["codec"].is_string()) p.codec = body["codec"];
+    p.local = true;
+    try {
+      const PlanResult r = plan_job(p);
+      reply(res, 200, json::parse(r.json));
+    } catch (const Error& e) {
+      error(res, 400, e.what());
+    }
+  }
+
+  // Server-sent events: the job's view twice a second until it ends (the last event is its end).
+  void stream(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    auto j = visible_job(*u, req.matches[1], res);
+    if (!j) return;
+    const int64_t id = j->id;
+    ApiContext* c = &c_;
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider("text/event-stream", [c, id](size_t, httplib::DataSink& sink) {
+      std::optional<JobRecord> now = c->store.job(id);
+      if (!now) return false;
+      const std::string event = "data: " + job_view(*now).dump() + "\n\n";
+      if (!sink.write(event.data(), event.size())) return false;
+      const bool over = now->state != JobState::Queued && now->state != JobState::Running;
+      if (over || c->stopping) {
+        sink.done();
+        return true;
+      }
+      for (int i = 0; i < 5 && !c->stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return true;
+    });
+  }
+
   void media_list(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
@@ -191,6 +284,28 @@ void add_api_routes(httplib::Server& server, ApiContext& context) {
   server.Get("/api/health", [](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, {{"status", "ok"}, {"version", version()}});
   });
+  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    // The page is ours alone: no framing by other sites, no scripts from anywhere else.
+    res.set_header("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_content(web_page(), "text/html; charset=utf-8");
+  });
+  server.Post("/api/login", [routes](const httplib::Request& req, httplib::Response& res) { routes->login(req, res); });
+  server.Get("/api/session", [routes](const httplib::Request& req, httplib::Response& res) { routes->session(req, res); });
+  server.Post("/api/logout", [routes](const httplib::Request& req, httplib::Response& res) { routes->logout(req, res); });
+  server.Post("/api/plan", [routes](const httplib::Request& req, httplib::Response& res) { routes->plan(req, res); });
+  server.Get("/api/stages", [routes](const httplib::Request& req, httplib::Response& res) {
+    if (!routes->user(req, res)) return;
+    json list = json::array();
+    for (const StageInfo& st : list_stages()) {
+      json options = json::array();
+      for (const StageOptionInfo& o : st.options)
+        options.push_back({{"name", o.name}, {"kind", o.kind}, {"default", o.default_value}, {"allowed", o.allowed}, {"help", o.help}});
+      list.push_back({{"name", st.name}, {"summary", st.summary}, {"options", options}});
+    }
+    reply(res, 200, {{"stages", list}});
+  });
+  server.Get(R"(/api/jobs/(\d{1,18})/stream)", [routes](const httplib::Request& req, httplib::Response& res) { routes->stream(req, res); });
   server.Post("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) { routes->create_job(req, res); });
   server.Get("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) {
     auto u = routes->user(req, res);

@@ -2,6 +2,7 @@
 // The REST routes of `framelift serve` on an httplib server (docs/server.md lists them with their
 // statuses). Every route but /api/health needs a user's token; a user sees and acts on only their
 // own jobs (404 for another's), an admin on all.
+#include <atomic>
 #include <filesystem>
 
 namespace httplib {
@@ -22,6 +23,8 @@ struct ApiContext {
   Authenticator& auth;
   std::filesystem::path data_dir;
   int max_active_jobs_per_user;
+  bool tls = false;                    // session cookies are then Secure
+  std::atomic<bool> stopping{false};   // set before the server stops: event streams end
 };
 
 void add_api_routes(httplib::Server& server, ApiContext& context);

@@ -74,7 +74,7 @@ void serve(const ServeOptions& o) {
   if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
   Workers workers(store, o.data, o.devices);
   Authenticator auth(store);
-  ApiContext context{store, workers, media, auth, o.data, o.max_active_jobs_per_user};
+  ApiContext context{store, workers, media, auth, o.data, o.max_active_jobs_per_user, !o.tls_cert.empty()};
   add_api_routes(*http, context);
   http->set_payload_max_length(o.max_request_bytes);
   http->set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
@@ -103,6 +103,7 @@ void serve(const ServeOptions& o) {
   std::thread listener([&] { http->listen_after_bind(); });
   while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   log::info("serve: stopping (", stop_reason(), "); running jobs go back to the queue");
+  context.stopping = true;  // event streams end, so the HTTP threads can
   http->stop();
   listener.join();
   workers.stop();

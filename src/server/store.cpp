@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, admin INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), csrf TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
   id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
   input TEXT NOT NULL, output_name TEXT NOT NULL, pipeline TEXT NOT NULL, options TEXT NOT NULL,
@@ -38,14 +39,16 @@ JobState state_from(const std::string& s) {
   return JobState::Failed;
 }
 
+constexpr double kSessionSeconds = 12 * 3600;
+
 // 32 bytes from the kernel's CSPRNG, as hex: 256 bits, unguessable, and safe in a header.
-std::string random_token() {
+std::string random_token(const std::string& prefix = "flk_") {
   std::ifstream urandom("/dev/urandom", std::ios::binary);
   unsigned char bytes[32];
   if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes))
     throw Error(ErrorKind::Resource, "/dev/urandom: cannot read random bytes for a token");
   static const char* hex = "0123456789abcdef";
-  std::string t = "flk_";
+  std::string t = prefix;
   for (unsigned char b : bytes) t += {hex[b >> 4], hex[b & 15]};
   return t;
 }
@@ -90,6 +93,33 @@ std::optional<User> Store::user_for_token(const std::string& token) {
   s.bind(1, token_hash(token));
   if (!s.step()) return std::nullopt;
   return User{s.integer(0), s.text(1), s.integer(2) != 0};
+}
+
+Store::Session Store::add_session(const User& user) {
+  std::lock_guard lock(mutex_);
+  Session s{random_token("fls_"), random_token("")};
+  db_.prepare("DELETE FROM sessions WHERE expires < ?").bind(1, now()).run();
+  db_.prepare("INSERT INTO sessions (hash, user_id, csrf, expires) VALUES (?, ?, ?, ?)")
+      .bind(1, token_hash(s.cookie))
+      .bind(2, user.id)
+      .bind(3, s.csrf)
+      .bind(4, now() + kSessionSeconds)
+      .run();
+  return s;
+}
+
+std::optional<std::pair<User, std::string>> Store::session_user(const std::string& cookie) {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare(
+      "SELECT users.id, users.name, users.admin, csrf FROM sessions JOIN users ON users.id = sessions.user_id WHERE hash = ? AND expires > ?");
+  s.bind(1, token_hash(cookie)).bind(2, now());
+  if (!s.step()) return std::nullopt;
+  return std::make_pair(User{s.integer(0), s.text(1), s.integer(2) != 0}, s.text(3));
+}
+
+void Store::end_session(const std::string& cookie) {
+  std::lock_guard lock(mutex_);
+  db_.prepare("DELETE FROM sessions WHERE hash = ?").bind(1, token_hash(cookie)).run();
 }
 
 int64_t Store::add_job(const User& user, const JobSpec& spec) {

@@ -62,6 +62,16 @@ class Store {
   std::string add_token(const std::string& user, bool admin);
   std::optional<User> user_for_token(const std::string& token);
 
+  // A browser session for `user`: a random cookie value and a CSRF token (both returned once;
+  // the cookie is stored hashed). Sessions last 12 hours.
+  struct Session {
+    std::string cookie, csrf;
+  };
+  Session add_session(const User& user);
+  // The user and CSRF token of a live session cookie.
+  std::optional<std::pair<User, std::string>> session_user(const std::string& cookie);
+  void end_session(const std::string& cookie);
+
   int64_t add_job(const User& user, const JobSpec& spec);
   std::optional<JobRecord> job(int64_t id);
   std::vector<JobRecord> jobs_of(const User& user);  // an admin's: everyone's

@@ -314,6 +314,69 @@ TEST(ServeApi, SigtermRequeuesTheRunningJobAndTheNextServerFinishesIt) {
   EXPECT_EQ(requeued, 1) << events.dump();
 }
 
+// The page's session: a login with a token sets an HttpOnly, SameSite=Strict cookie; requests on
+// the cookie that change anything need the session's CSRF token; logging out ends it.
+TEST(ServeApi, ThePageLogsInWithACookieAndChangesNeedItsCsrfToken) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  auto page = c->Get("/");
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("<title>framelift</title>"), std::string::npos);
+  EXPECT_EQ(page->body.find("http://"), std::string::npos) << "nothing from elsewhere";
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'"), std::string::npos);
+
+  EXPECT_EQ(c->Post("/api/login", json{{"token", "flk_wrong"}}.dump(), "application/json")->status, 401);
+  auto login = c->Post("/api/login", json{{"token", token}}.dump(), "application/json");
+  ASSERT_EQ(login->status, 200) << login->body;
+  const std::string set_cookie = login->get_header_value("Set-Cookie");
+  for (const char* attribute : {"HttpOnly", "SameSite=Strict", "Path=/"}) EXPECT_NE(set_cookie.find(attribute), std::string::npos) << set_cookie;
+  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
+  const std::string csrf = json::parse(login->body)["csrf"];
+  EXPECT_EQ(json::parse(login->body)["user"], "alice");
+
+  httplib::Headers session = {{"Cookie", cookie}};
+  EXPECT_EQ(c->Get("/api/jobs", session)->status, 200);
+  EXPECT_EQ(json::parse(c->Get("/api/session", session)->body)["csrf"], csrf);
+  auto forged = c->Post("/api/jobs", session, job_body(), "application/json");
+  EXPECT_EQ(forged->status, 403) << forged->body;
+  httplib::Headers with_csrf = {{"Cookie", cookie}, {"X-CSRF-Token", csrf}};
+  auto wrong_csrf = c->Post("/api/jobs", {{"Cookie", cookie}, {"X-CSRF-Token", std::string(64, 'a')}}, job_body(), "application/json");
+  EXPECT_EQ(wrong_csrf->status, 403);
+  auto created = c->Post("/api/jobs", with_csrf, job_body(), "application/json");
+  ASSERT_EQ(created->status, 201) << created->body;
+  const int64_t id = json::parse(created->body)["id"];
+
+  // Live progress: server-sent events until the job ends, the last one its end.
+  std::string stream;
+  auto streamed = c->Get("/api/jobs/" + std::to_string(id) + "/stream", session, [&](const char* data, size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(streamed->get_header_value("Content-Type"), "text/event-stream");
+  std::vector<json> events;
+  for (size_t at = 0; (at = stream.find("data: ", at)) != std::string::npos; at += 6)
+    events.push_back(json::parse(stream.substr(at + 6, stream.find("\n\n", at) - at - 6)));
+  ASSERT_GE(events.size(), 1u) << stream;
+  EXPECT_EQ(events.back()["state"], "done") << stream;
+  EXPECT_EQ(events.back()["progress"]["frames"], 50);
+
+  auto stages = json::parse(c->Get("/api/stages", session)->body)["stages"];
+  bool upscale = false;
+  for (const json& st : stages) upscale = upscale || st["name"] == "upscale";
+  EXPECT_TRUE(upscale) << stages.dump();
+  auto plan = c->Post("/api/plan", with_csrf, json{{"input", "clips/cfr.mkv"}, {"pipeline", "resize:scale=2"}}.dump(), "application/json");
+  ASSERT_EQ(plan->status, 200) << plan->body;
+  EXPECT_FALSE(json::parse(plan->body)["rows"].empty());
+  EXPECT_EQ(c->Post("/api/plan", with_csrf, json{{"input", "../outside/secret.mkv"}}.dump(), "application/json")->status, 403);
+
+  EXPECT_EQ(c->Post("/api/logout", with_csrf, "", "application/json")->status, 200);
+  EXPECT_EQ(c->Get("/api/jobs", session)->status, 401) << "the session ended";
+}
+
 TEST(ServeApi, OtherAddressesNeedHttpsAndHttpsServes) {
   Site site;
   const std::string token = site.token("alice");
