@@ -21,6 +21,7 @@ Declaration rife_declaration();
 Declaration drunet_declaration();
 Declaration nafnet_declaration();
 Declaration fbcnn_declaration();
+Declaration scunet_declaration();
 
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);

@@ -22,6 +22,7 @@ const std::vector<Declaration>& declarations() {
       drunet_declaration(),         //
       nafnet_declaration(),         //
       fbcnn_declaration(),          //
+      scunet_declaration(),         //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

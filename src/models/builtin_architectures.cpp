@@ -19,6 +19,7 @@ void register_builtin_architectures() {
   register_architecture(drunet_architecture());
   register_architecture(nafnet_architecture());
   register_architecture(fbcnn_architecture());
+  register_architecture(scunet_architecture());
 }
 
 }  // namespace framelift::models

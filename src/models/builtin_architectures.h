@@ -22,6 +22,7 @@ Architecture realplksr_architecture();        // realplksr.cpp
 Architecture drunet_architecture();           // drunet.cpp
 Architecture nafnet_architecture();           // nafnet.cpp
 Architecture fbcnn_architecture();            // fbcnn.cpp
+Architecture scunet_architecture();           // scunet.cpp
 
 void register_builtin_architectures();
 

@@ -293,6 +293,26 @@ TEST(ArchCost, FbcnnMatchesTheHandCount) {
   EXPECT_EQ(cost("drunet", 1).tile_alignment(), 8);
 }
 
+TEST(ArchCost, ScunetMatchesTheHandCount) {
+  // scunet_color (dim 64, head_dim 32, four blocks a stack): a block with h channels a half costs
+  // 38 h^2 + 128 h per pixel of its level (the 1x1 split and merge on 2h, two 3x3 on h, q/k/v and
+  // the projection, the 4x MLP, attention over 64 tokens); a 2x2 stride-2 convolution down and a
+  // 2x2 transposed one up at the lower level's area; the bias-free 3x3 head and tail.
+  auto block = [](double h) { return 38 * h * h + 128 * h; };
+  double macs = 2 * 3 * 64 * 9 + 4 * block(4 * 64) / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double c = 64 << i, a = 1.0 / (1 << (2 * i));
+    macs += 2 * 4 * block(c / 2) * a + 2 * c * 2 * c * 4 * a / 4;
+  }
+  const ArchCost k = cost("scunet", 1, {{"dim", 64}, {"head_dim", 32}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 64);  // three halvings of 8 px windows
+  EXPECT_EQ(k.tile_overlap, 64);
+  EXPECT_EQ(k.tile_alignment(), 64);
+  // The head's 64 channels are kept for the tail while a full-size block runs on them.
+  EXPECT_GE(k.peak_elems_per_px, 3 * 64);
+}
+
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
   for (const Declaration& d : declarations()) {
     EXPECT_FALSE(d.description.empty()) << d.name;
