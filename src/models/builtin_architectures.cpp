@@ -20,6 +20,7 @@ void register_builtin_architectures() {
   register_architecture(nafnet_architecture());
   register_architecture(fbcnn_architecture());
   register_architecture(scunet_architecture());
+  register_architecture(swin2sr_architecture());
 }
 
 }  // namespace framelift::models

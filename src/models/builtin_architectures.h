@@ -23,6 +23,7 @@ Architecture drunet_architecture();           // drunet.cpp
 Architecture nafnet_architecture();           // nafnet.cpp
 Architecture fbcnn_architecture();            // fbcnn.cpp
 Architecture scunet_architecture();           // scunet.cpp
+Architecture swin2sr_architecture();          // swin2sr.cpp
 
 void register_builtin_architectures();
 

@@ -73,6 +73,15 @@ at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::
   return attend(at::matmul(split_heads(q, heads) * (1.0 / std::sqrt(d)), split_heads(k, heads).transpose(-2, -1)), v, heads, bias, mask);
 }
 
+at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& scale, const at::Tensor& bias, const at::Tensor& mask) {
+  auto unit = [&](const at::Tensor& t) {
+    const at::Tensor h = split_heads(t, heads);
+    return h / h.norm(2, -1, true).clamp_min(1e-12);
+  };
+  return attend(at::matmul(unit(q), unit(k).transpose(-2, -1)) * scale, v, heads, bias, mask);
+}
+
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index) {
   const int64_t nq = index.size(0), nk = index.size(1);
   return table.index_select(0, index.reshape({-1})).view({nq, nk, table.size(1)}).permute({2, 0, 1}).contiguous();

@@ -164,6 +164,20 @@ TEST(ArchCost, SwinirMatchesTheHandCount) {
   EXPECT_EQ(cost("swinir", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
 }
 
+TEST(ArchCost, Swin2srIsSwinirsCountPlusItsPatchEmbeddings) {
+  // Classical x2 (embed 180, 6 groups of 6 layers): SwinIR's count plus a 1x1 patch embedding
+  // after conv_first and one after each group's conv; the position-bias MLP runs once at load.
+  const double e = 180;
+  const ArchParams p{{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 8},
+                           {"mlp_hidden", 2 * e}, {"upsampler", 1}};
+  const ArchCost v2 = cost("swin2sr", 2, p), v1 = cost("swinir", 2, p);
+  EXPECT_NEAR(v2.macs_per_px - v1.macs_per_px, 7 * e * e, 1e-6);
+  EXPECT_EQ(v2.arch, "swin2sr");
+  EXPECT_EQ(v2.size_multiple, 8);
+  EXPECT_EQ(v2.tile_overlap, 32);
+  EXPECT_EQ(cost("swin2sr", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
+}
+
 TEST(ArchCost, HatMatchesTheHandCount) {
   // HAT x4 (embed 180, 6 groups of 6 blocks, 6 heads, window 16 and its 24 px overlap, MLP 360,
   // CAB 180 -> 60 -> 180 with a 6-channel gate): per block SwinIR's layer plus the CAB's two 3x3s
