@@ -82,23 +82,7 @@ std::vector<Ref> references() {
 }
 
 TEST(ArchSwin2sr, MatchesTheUpstreamImplementationOnTheCommittedReferences) {
-  framelift::infer::configure_cpu_threads(0);
-  for (const Ref& ref : references()) {
-    SCOPED_TRACE(ref.name);
-    const fs::path pth = ft::arch_reference_dir() / (std::string(ref.name) + ".pth");
-    const StateDict io = framelift::weights::load_weights(ft::arch_reference_dir() / (std::string(ref.name) + ".ref.safetensors"));
-    const auto d = fm::detect(framelift::weights::load_weights(pth), pth.string());
-    ASSERT_TRUE(d);
-    ft::expect_swin_detected_as(*d, ref.config, "swin2sr");
-    auto model = fm::load_model(pth);
-    EXPECT_EQ(model->info().size_multiple, ref.config.window);
-    // Odd sizes: the runner's reflect padding to the window, then the crop, as upstream does.
-    const at::Tensor y = framelift::infer::upscale_tiled(*model, io.at("input"), {.tile = 0});
-    ASSERT_EQ(y.sizes(), io.at("output").sizes());
-    const double db = ft::psnr_in_range(y, io.at("output"));
-    std::cout << ref.name << ": fp32 vs upstream " << db << " dB\n";
-    EXPECT_GE(db, 80.0);
-  }
+  for (const Ref& ref : references()) ft::expect_swin_reference_matches_upstream(ref.name, ref.config, "swin2sr");
 }
 
 TEST(ArchSwin2sr, EveryPublishedConfigurationIsDetected) {
@@ -120,24 +104,7 @@ TEST(ArchSwin2sr, EveryPublishedConfigurationIsDetected) {
 }
 
 TEST(ArchSwin2sr, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
-  framelift::infer::configure_cpu_threads(0);
-  for (const char* name : {"swin2sr-classical-x2", "swin2sr-jpeg-w7"}) {
-    SCOPED_TRACE(name);
-    auto model = fm::load_model(ft::arch_reference_dir() / (std::string(name) + ".pth"));
-    EXPECT_EQ(model->info().tile_overlap, 32);
-    const at::Tensor frame = ft::real_frame(101, 75).squeeze(0);
-    const at::Tensor whole = framelift::infer::upscale_tiled(*model, frame, {.tile = 0});
-    const double tiled_db = ft::psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 40, .overlap = -1}), whole);
-    const double seams_db = ft::psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 40, .overlap = 0}), whole);
-    model->to(c10::kCPU, at::kBFloat16);
-    const at::Tensor bf16 = framelift::infer::upscale_tiled(*model, frame.to(at::kBFloat16), {.tile = 0}).to(at::kFloat);
-    const double bf16_db = ft::psnr_in_range(bf16, whole);
-    std::cout << name << ": tiled (40 px, 32 px context) vs whole " << tiled_db << " dB, " << seams_db
-              << " dB without context; bf16 vs fp32 " << bf16_db << " dB\n";
-    EXPECT_LT(seams_db, 50.0) << "tiles without context should show seams: the check below would catch a wrong overlap";
-    EXPECT_GE(tiled_db, 50.0);
-    EXPECT_GE(bf16_db, 40.0);
-  }
+  for (const char* name : {"swin2sr-classical-x2", "swin2sr-jpeg-w7"}) ft::expect_swin_tiles_and_bf16_match(name);
 }
 
 void expect_refused(const StateDict& d, const std::string& fragment) {

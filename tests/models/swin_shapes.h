@@ -1,7 +1,7 @@
 #pragma once
-// Zero-filled state dicts in the SwinIR lineage's upstream layout (SwinIR, Swin2SR): what their
-// detectors read is keys and shapes only. Each architecture's test adds its own layers; these are
-// the parts the two share, and the hyper-parameters both detectors record.
+// What the SwinIR lineage's tests (SwinIR, Swin2SR) share: zero-filled state dicts in the upstream
+// layout (what the detectors read is keys and shapes only; each test adds its own layers), the
+// hyper-parameters both detectors record, and the checks each runs on its committed references.
 #include <cstdint>
 #include <string>
 
@@ -28,5 +28,16 @@ void zero_residual_conv(weights::StateDict& d, const std::string& prefix, const 
 void zero_swin_tail(weights::StateDict& d, const SwinConfig& c);
 
 void expect_swin_detected_as(const models::DetectedArch& d, const SwinConfig& c, const std::string& arch);
+
+// The committed reference NAME (tests/data/arch: NAME.pth, NAME.ref.safetensors) detected as
+// `arch` with c's hyper-parameters, its window the size multiple, and its output on the
+// reference input (odd sizes: the runner's reflect padding, then the crop, as upstream) within
+// 80 dB of upstream's in fp32.
+void expect_swin_reference_matches_upstream(const std::string& name, const SwinConfig& c, const std::string& arch);
+
+// On a real 101x75 frame: 40 px tiles with the declared 32 px of context within 50 dB of the
+// whole frame, without context under 50 dB (seams: the check would catch a wrong overlap), and
+// bf16 within 40 dB of fp32.
+void expect_swin_tiles_and_bf16_match(const std::string& name);
 
 }  // namespace framelift::test
