@@ -152,31 +152,22 @@ TEST(ArchScunet, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
   EXPECT_GE(bf16_db, 40.0);
 }
 
-void expect_refused(const StateDict& d, const std::string& fragment) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
-
 TEST(ArchScunet, WrongAndMissingTensorsAreRefusedByName) {
   const Config c = references()[0].config;
   StateDict d = scunet_shapes(c);
   d["m_down2.1.trans_block.mlp.2.weight"] = at::zeros({8, 31});
-  expect_refused(d, "test.pth: tensor m_down2.1.trans_block.mlp.2.weight has shape [8, 31], expected [8, 32]");
+  ft::expect_build_refused(d, "test.pth: tensor m_down2.1.trans_block.mlp.2.weight has shape [8, 31], expected [8, 32]");
   d = scunet_shapes(c);
   d.erase("m_up1.2.conv_block.2.weight");
-  expect_refused(d, "m_up1.2.conv_block.2.weight");
+  ft::expect_build_refused(d, "m_up1.2.conv_block.2.weight");
   // A head count that does not fit the level: named with the tensor.
   d = scunet_shapes(c);
   d["m_down1.0.trans_block.msa.relative_position_params"] = at::zeros({3, 15, 15});
-  expect_refused(d, "m_down1.0.trans_block.msa.relative_position_params has shape [3, 15, 15]");
+  ft::expect_build_refused(d, "m_down1.0.trans_block.msa.relative_position_params has shape [3, 15, 15]");
   // Upstream pads to 64 for its 8 px windows: another window is refused, not run on a wrong grid.
   Config w7 = c;
   w7.window = 7;
-  expect_refused(scunet_shapes(w7), "a window of 7, not upstream's 8");
+  ft::expect_build_refused(scunet_shapes(w7), "a window of 7, not upstream's 8");
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "models/architecture_registry.h"
 #include "support/test_paths.h"
+#include "util/error.h"
 #include "util/str.h"
 
 namespace framelift::test {
@@ -85,5 +87,14 @@ double psnr_in_range(const at::Tensor& a, const at::Tensor& b) {
 }
 
 std::filesystem::path arch_reference_dir() { return source_dir() / "tests" / "data" / "arch"; }
+
+void expect_build_refused(const weights::StateDict& dict, const std::string& fragment) {
+  try {
+    models::build_model(dict, "test.pth");
+    ADD_FAILURE() << "built";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace framelift::test

@@ -33,6 +33,10 @@ std::filesystem::path arch_reference_dir();
 // a network that applies its weights correctly reproduces its input closely at that size.
 double psnr_downscaled(const at::Tensor& output, const at::Tensor& input);
 
+// Building a network from `dict` (as "test.pth") fails with an error whose message contains
+// `fragment` (the tensor at fault, or the reason).
+void expect_build_refused(const weights::StateDict& dict, const std::string& fragment);
+
 // Random weights for small synthetic networks (seeded, so failures reproduce).
 at::Tensor random_weight(std::initializer_list<int64_t> shape);
 

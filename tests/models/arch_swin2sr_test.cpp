@@ -107,30 +107,21 @@ TEST(ArchSwin2sr, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
   for (const char* name : {"swin2sr-classical-x2", "swin2sr-jpeg-w7"}) ft::expect_swin_tiles_and_bf16_match(name);
 }
 
-void expect_refused(const StateDict& d, const std::string& fragment) {
-  try {
-    fm::build_model(d, "test.pth");
-    ADD_FAILURE() << "built";
-  } catch (const framelift::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
-
 TEST(ArchSwin2sr, WrongMissingAndUnsupportedTensorsAreRefusedByName) {
   const Config c = references()[0].config;
   StateDict d = swin2sr_shapes(c);
   d["layers.1.residual_group.blocks.1.attn.cpb_mlp.2.weight"] = at::zeros({3, 512});
-  expect_refused(d, "test.pth: tensor layers.1.residual_group.blocks.1.attn.cpb_mlp.2.weight has shape [3, 512], expected [2, 512]");
+  ft::expect_build_refused(d, "test.pth: tensor layers.1.residual_group.blocks.1.attn.cpb_mlp.2.weight has shape [3, 512], expected [2, 512]");
   d = swin2sr_shapes(c);
   d.erase("layers.0.residual_group.blocks.1.attn.v_bias");
-  expect_refused(d, "layers.0.residual_group.blocks.1.attn.v_bias");
+  ft::expect_build_refused(d, "layers.0.residual_group.blocks.1.attn.v_bias");
   d = swin2sr_shapes(c);
   d.erase("layers.1.patch_embed.proj.weight");
-  expect_refused(d, "layers.1.patch_embed.proj.weight");
+  ft::expect_build_refused(d, "layers.1.patch_embed.proj.weight");
   // Compressed SR's auxiliary bicubic branch: refused with the reason, not run without it.
   d = swin2sr_shapes(c);
   d["conv_bicubic.weight"] = at::zeros({64, 3, 3, 3});
-  expect_refused(d, "test.pth: Swin2SR layout: the pixelshuffle_aux reconstruction (compressed SR) is not supported");
+  ft::expect_build_refused(d, "test.pth: Swin2SR layout: the pixelshuffle_aux reconstruction (compressed SR) is not supported");
 }
 
 }  // namespace
