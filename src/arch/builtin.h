@@ -21,6 +21,11 @@ Declaration rife_declaration();
 Declaration drunet_declaration();
 Declaration nafnet_declaration();
 Declaration fbcnn_declaration();
+Declaration scunet_declaration();
+Declaration swin2sr_declaration();
+
+// SwinIR's walk (swinir.cpp), with Swin2SR's 1x1 patch embeddings where patch_embeddings is set.
+ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings);
 
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);

@@ -22,6 +22,8 @@ const std::vector<Declaration>& declarations() {
       drunet_declaration(),         //
       nafnet_declaration(),         //
       fbcnn_declaration(),          //
+      scunet_declaration(),         //
+      swin2sr_declaration(),        //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -1,8 +1,10 @@
 // SwinIR, network in src/models/swinir.cpp: a conv, `layers` residual groups of `depth` Swin
 // layers (window attention with `heads` heads over window_size^2 tokens, then an MLP; both
 // pre-normalised and residual) and a conv each, a conv after the body, and the reconstruction.
-// Inputs are padded to the window (times an unshuffle, where there is one).
+// Inputs are padded to the window (times an unshuffle, where there is one). Swin2SR (swin2sr.cpp)
+// walks the same network with a 1x1 patch embedding before the body and after each group's conv.
 #include <cmath>
+#include <string>
 
 #include "arch/builtin.h"
 
@@ -16,7 +18,9 @@ void residual_conv(NetWalk& w, double c, bool three) {
   w.conv(c, 3);
 }
 
-ArchCost walk(int scale, const ArchParams& p) {
+}  // namespace
+
+ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings) {
   const double e = p.get("embed_dim", 180), hidden = p.get("mlp_hidden", 2 * e), feat = p.get("num_feat", 64);
   const int layers = int(p.get("layers", 6)), depth = int(p.get("depth", 6)), heads = int(p.get("heads", 6));
   const int window = int(p.get("window_size", 8)), unshuffle = int(p.get("unshuffle", 1));
@@ -28,6 +32,7 @@ ArchCost walk(int scale, const ArchParams& p) {
   if (unshuffle > 1) w.shuffle(-unshuffle);
   w.conv(e, 3);
   w.keep();  // the first conv's features, added after the body
+  if (patch_embeddings) w.conv(e, 1);
   w.pointwise();  // patch norm
   for (int g = 0; g < layers; ++g)
     residual(w, [&] {
@@ -46,6 +51,7 @@ ArchCost walk(int scale, const ArchParams& p) {
         });
       }
       residual_conv(w, e, three);
+      if (patch_embeddings) w.conv(e, 1);
     });
   w.pointwise();  // norm
   residual_conv(w, e, three);
@@ -79,16 +85,14 @@ ArchCost walk(int scale, const ArchParams& p) {
   // receptive field; 32 px of context (tiles aligned to the window grid, util/tile_spans.h) keep
   // tiled output within 50 dB of whole frames on the committed references
   // (tests/models/arch_swinir_test.cpp). Upstream (spandrel) discourages tiling SwinIR at all.
-  return w.finish("swinir", scale, 32, window * unshuffle);
+  return w.finish(arch, scale, 32, window * unshuffle);
 }
-
-}  // namespace
 
 Declaration swinir_declaration() {
   return {.name = "swinir",
           .description = "SwinIR (Swin Transformer image restoration: classical, lightweight and real-world SR, denoising, JPEG)",
           .scales = {1, 2, 3, 4, 8},
-          .walk = walk};
+          .walk = [](int scale, const ArchParams& p) { return swinir_walk("swinir", scale, p, false); }};
 }
 
 }  // namespace framelift::arch

@@ -19,6 +19,8 @@ void register_builtin_architectures() {
   register_architecture(drunet_architecture());
   register_architecture(nafnet_architecture());
   register_architecture(fbcnn_architecture());
+  register_architecture(scunet_architecture());
+  register_architecture(swin2sr_architecture());
 }
 
 }  // namespace framelift::models

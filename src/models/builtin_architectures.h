@@ -22,6 +22,8 @@ Architecture realplksr_architecture();        // realplksr.cpp
 Architecture drunet_architecture();           // drunet.cpp
 Architecture nafnet_architecture();           // nafnet.cpp
 Architecture fbcnn_architecture();            // fbcnn.cpp
+Architecture scunet_architecture();           // scunet.cpp
+Architecture swin2sr_architecture();          // swin2sr.cpp
 
 void register_builtin_architectures();
 

