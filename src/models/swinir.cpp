@@ -29,6 +29,7 @@
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/swin_convs.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -38,21 +39,6 @@ namespace framelift::models {
 namespace {
 
 enum class Upsampler { None = 0, PixelShuffle = 1, PixelShuffleDirect = 2, NearestConv = 3 };
-
-// "1conv": one 3x3; "3conv": 3x3 to C/4, LeakyReLU(0.2), 1x1, LeakyReLU(0.2), 3x3 back to C.
-struct ResidualConv {
-  std::vector<Conv2d> convs;
-  at::Tensor operator()(const at::Tensor& x) const {
-    at::Tensor y = convs[0](x);
-    for (size_t i = 1; i < convs.size(); ++i) y = convs[i](at::leaky_relu(y, 0.2));
-    return y;
-  }
-};
-
-ResidualConv read_residual_conv(WeightReader& r, const std::string& p, int64_t c, bool three) {
-  if (!three) return {{read_conv(r, p, c, c, 3)}};
-  return {{read_conv(r, p + ".0", c, c / 4, 3), read_conv(r, p + ".2", c / 4, c / 4, 1), read_conv(r, p + ".4", c / 4, c, 3)}};
-}
 
 struct SwinShape {
   int64_t in = 3, out = 3, embed = 96, layers = 4, depth = 6, heads = 6, window = 8, hidden = 192, feat = 64;
@@ -172,12 +158,7 @@ class SwinIR : public NativeModel {
     const at::Tensor body = after_body_(features(first)) + first;
     at::Tensor y;
     switch (s_.upsampler) {
-      case Upsampler::PixelShuffle: {
-        y = at::leaky_relu(before_upsample_(body), 0.01);
-        for (size_t i = 0; i < upsample_.size(); ++i) y = at::pixel_shuffle(upsample_[i](y), shuffle_[i]);
-        y = last_(y);
-        break;
-      }
+      case Upsampler::PixelShuffle: y = last_(shuffle_upsample_(at::leaky_relu(before_upsample_(body), 0.01))); break;
       case Upsampler::PixelShuffleDirect: y = at::pixel_shuffle(upsample_[0](body), s_.scale); break;
       case Upsampler::NearestConv: {
         y = at::leaky_relu(before_upsample_(body), 0.01);
@@ -195,10 +176,11 @@ class SwinIR : public NativeModel {
     embed_norm_.visit_weights(f);
     for (Rstb& g : groups_) {
       for (SwinLayer& l : g.layers) l.visit_weights(f);
-      for (Conv2d& c : g.conv.convs) visit(c, f);
+      g.conv.visit_weights(f);
     }
     norm_.visit_weights(f);
-    for (Conv2d& c : after_body_.convs) visit(c, f);
+    after_body_.visit_weights(f);
+    shuffle_upsample_.visit_weights(f);
     for (Conv2d* c : {&before_upsample_, &hr_, &last_})
       if (c->weight.defined()) visit(*c, f);
     for (Conv2d& c : upsample_) visit(c, f);
@@ -221,17 +203,11 @@ class SwinIR : public NativeModel {
   void read_reconstruction(WeightReader& r) {
     const int64_t e = s_.embed, f = s_.feat;
     switch (s_.upsampler) {
-      case Upsampler::PixelShuffle: {
+      case Upsampler::PixelShuffle:
         before_upsample_ = read_conv(r, "conv_before_upsample.0", e, f, 3);
-        const bool three = s_.scale == 3;
-        const int steps = three ? 1 : int(std::lround(std::log2(double(s_.scale))));
-        for (int i = 0; i < steps; ++i) {
-          upsample_.push_back(read_conv(r, str("upsample.", 2 * i), f, (three ? 9 : 4) * f, 3));
-          shuffle_.push_back(three ? 3 : 2);
-        }
+        shuffle_upsample_ = read_pixel_shuffle_upsampler(r, "upsample", f, s_.scale);
         last_ = read_conv(r, "conv_last", f, s_.out, 3);
         break;
-      }
       case Upsampler::PixelShuffleDirect:
         upsample_.push_back(read_conv(r, "upsample.0", e, s_.out * s_.scale * s_.scale, 3));
         break;
@@ -252,8 +228,8 @@ class SwinIR : public NativeModel {
   std::vector<Rstb> groups_;
   ResidualConv after_body_;
   Conv2d before_upsample_, hr_, last_;
-  std::vector<Conv2d> upsample_;
-  std::vector<int64_t> shuffle_;
+  PixelShuffleUpsampler shuffle_upsample_;
+  std::vector<Conv2d> upsample_;  // the direct and nearest+conv upsamplers' convs
   ShiftMasks masks_{s_.window, s_.window / 2};
 };
 
@@ -277,14 +253,8 @@ int64_t reconstruction_scale(const weights::StateDict& dict, Upsampler u, int64_
       return scale;
     }
     case Upsampler::PixelShuffle: {
-      int64_t scale = 1;
-      for (int i = 0; dict.count(str("upsample.", i, ".weight")); i += 2) {
-        const auto o = dim_of(dict, str("upsample.", i, ".weight"), 4, 0), f = dim_of(dict, str("upsample.", i, ".weight"), 4, 1);
-        const std::optional<int> step = o && f ? shuffle_factor(*o, *f) : std::nullopt;
-        if (!step || (*step != 2 && *step != 3)) return fail(str("upsample.", i, " is not a x2 or x3 pixel-shuffle convolution"));
-        scale *= *step;
-      }
-      return scale;
+      const UpsamplerScale s = pixel_shuffle_scale(dict, "upsample");
+      return s.error.empty() ? s.scale : fail(s.error);
     }
     case Upsampler::PixelShuffleDirect: {
       const auto o = dim_of(dict, "upsample.0.weight", 4, 0);
