@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "models/swin_windows.h"
+
 namespace framelift::models {
 
 at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
@@ -57,6 +59,17 @@ at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::
     scores = (scores.view({b / nw, nw, heads, nq, nk}) + mask.unsqueeze(1).unsqueeze(0)).view({b, heads, nq, nk});
   }
   return at::matmul(at::softmax(scores, -1), split(v, nk)).transpose(1, 2).reshape({b, nq, c});
+}
+
+at::Tensor dynamic_position_bias(WeightReader& r, const std::string& prefix, int64_t dim, int64_t heads, int64_t wh, int64_t ww) {
+  const int64_t n = wh * ww;
+  at::Tensor table = read_linear(r, prefix + ".pos_proj", 2, dim)(relative_offsets(wh, ww));
+  for (int i = 1; i <= 3; ++i) {
+    const std::string p = prefix + ".pos" + std::to_string(i);
+    const LayerNorm norm = read_layer_norm(r, p + ".0", dim);
+    table = read_linear(r, p + ".2", dim, i == 3 ? heads : dim)(at::relu(norm(table)));
+  }
+  return gathered_bias(table, relative_position_index(wh, ww)).view({heads, n, n});
 }
 
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index) {
