@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "infer/tiler.h"
 #include "models/architecture_registry.h"
 #include "support/test_paths.h"
 #include "util/error.h"
@@ -102,6 +103,16 @@ std::string refusal_of(const weights::StateDict& dict) {
 void expect_refused(const weights::StateDict& dict, const std::string& fragment) {
   const std::string message = refusal_of(dict);
   EXPECT_NE(message.find(fragment), std::string::npos) << message;
+}
+
+TiledAndBf16 tiled_and_bf16(models::ImageModel& model, const at::Tensor& frame, int tile) {
+  const at::Tensor whole = infer::upscale_tiled(model, frame, {.tile = 0});
+  TiledAndBf16 r{};
+  r.tiled_db = psnr_in_range(infer::upscale_tiled(model, frame, {.tile = tile, .overlap = -1}), whole);
+  r.seams_db = psnr_in_range(infer::upscale_tiled(model, frame, {.tile = tile, .overlap = 0}), whole);
+  model.to(c10::kCPU, at::kBFloat16);
+  r.bf16_db = psnr_in_range(infer::upscale_tiled(model, frame.to(at::kBFloat16), {.tile = 0}).to(at::kFloat), whole);
+  return r;
 }
 
 }  // namespace framelift::test
