@@ -11,18 +11,15 @@
 
 #include <ATen/ATen.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "infer/threads.h"
-#include "infer/tiler.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
 #include "models/swin_windows.h"
 #include "util/error.h"
 #include "weights/load_weights.h"
 
-namespace fs = std::filesystem;
 namespace fm = framelift::models;
 namespace ft = framelift::test;
 using framelift::weights::StateDict;
@@ -169,20 +166,14 @@ TEST(ArchDat, MatchesTheUpstreamImplementationOnTheCommittedReferences) {
   framelift::infer::configure_cpu_threads(0);
   for (const Ref& ref : references()) {
     SCOPED_TRACE(ref.name);
-    const fs::path pth = ft::arch_reference_dir() / (std::string(ref.name) + ".pth");
-    const StateDict io = framelift::weights::load_weights(ft::arch_reference_dir() / (std::string(ref.name) + ".ref.safetensors"));
-    const auto d = fm::detect(framelift::weights::load_weights(pth), pth.string());
-    ASSERT_TRUE(d);
-    expect_detected_as(*d, ref.config);
-    auto model = fm::load_model(pth);
+    const ft::ReferenceRun run = ft::run_reference(ref.name);
+    ASSERT_TRUE(run.detected);
+    expect_detected_as(*run.detected, ref.config);
     // The network pads itself; tiles keep to the larger split's grid.
-    EXPECT_EQ(model->info().size_multiple, 1);
-    EXPECT_EQ(model->info().tile_grid, ref.config.split_w);
-    const at::Tensor y = framelift::infer::upscale_tiled(*model, io.at("input"), {.tile = 0});
-    ASSERT_EQ(y.sizes(), io.at("output").sizes());
-    const double db = ft::psnr_in_range(y, io.at("output"));
-    std::cout << ref.name << ": fp32 vs upstream " << db << " dB\n";
-    EXPECT_GE(db, 80.0);
+    EXPECT_EQ(run.info.size_multiple, 1);
+    EXPECT_EQ(run.info.tile_grid, ref.config.split_w);
+    std::cout << ref.name << ": fp32 vs upstream " << run.db << " dB\n";
+    EXPECT_GE(run.db, 80.0);
   }
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 // Inputs and checks shared by the native-architecture tests (arch_*.cpp).
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <ATen/core/Tensor.h>
 
 #include "infer/image_model.h"
+#include "models/architecture.h"
 #include "weights/state_dict.h"
 
 namespace framelift::test {
@@ -39,6 +41,16 @@ std::string refusal_of(const weights::StateDict& dict);
 
 // Building `dict` is refused with a message that contains `fragment` (a tensor's name, say).
 void expect_refused(const weights::StateDict& dict, const std::string& fragment);
+
+// One committed reference NAME (tests/data/arch): what detection makes of NAME.pth, the native
+// model's info, and the PSNR in range of its whole-frame output for NAME.ref.safetensors' "input"
+// against upstream's "output" (0, and a test failure, when their sizes differ).
+struct ReferenceRun {
+  std::optional<models::DetectedArch> detected;
+  models::ModelInfo info;
+  double db = 0;
+};
+ReferenceRun run_reference(const std::string& name);
 
 // The tiling and precision checks on one frame [3, H, W]: tiles of `tile` px with the model's
 // declared context and with none, and the whole frame in bf16, each as PSNR in range against the
