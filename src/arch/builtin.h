@@ -11,6 +11,7 @@ Declaration omnisr_declaration();
 Declaration span_declaration();
 Declaration swinir_declaration();
 Declaration hat_declaration();
+Declaration dat_declaration();
 Declaration safmn_declaration();
 Declaration mosr_declaration();
 Declaration plksr_declaration();

@@ -99,4 +99,12 @@ inline void pixel_shuffle_upsampler(NetWalk& w, double feat, int scale) {
   }
 }
 
+// The SwinIR lineage's residual convolution: "1conv" one 3x3 at c, "3conv" 3x3 to c / 4, 1x1, 3x3 back.
+inline void residual_conv(NetWalk& w, double c, bool three) {
+  if (!three) return w.conv(c, 3);
+  w.conv(c / 4, 3);
+  w.conv(c / 4, 1);
+  w.conv(c, 3);
+}
+
 }  // namespace framelift::arch

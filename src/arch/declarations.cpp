@@ -15,6 +15,7 @@ const std::vector<Declaration>& declarations() {
       span_declaration(),           //
       swinir_declaration(),         //
       hat_declaration(),            //
+      dat_declaration(),            //
       safmn_declaration(),          //
       mosr_declaration(),           //
       plksr_declaration(),          //

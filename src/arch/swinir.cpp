@@ -9,17 +9,6 @@
 #include "arch/builtin.h"
 
 namespace framelift::arch {
-namespace {
-
-void residual_conv(NetWalk& w, double c, bool three) {
-  if (!three) return w.conv(c, 3);
-  w.conv(c / 4, 3);
-  w.conv(c / 4, 1);
-  w.conv(c, 3);
-}
-
-}  // namespace
-
 ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings) {
   const double e = p.get("embed_dim", 180), hidden = p.get("mlp_hidden", 2 * e), feat = p.get("num_feat", 64);
   const int layers = int(p.get("layers", 6)), depth = int(p.get("depth", 6)), heads = int(p.get("heads", 6));

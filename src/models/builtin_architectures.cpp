@@ -12,6 +12,7 @@ void register_builtin_architectures() {
   register_architecture(span_architecture());
   register_architecture(swinir_architecture());
   register_architecture(hat_architecture());
+  register_architecture(dat_architecture());
   register_architecture(safmn_architecture());
   register_architecture(mosr_architecture());
   register_architecture(plksr_architecture());

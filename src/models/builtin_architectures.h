@@ -15,6 +15,7 @@ Architecture waifu2x_upconv7_architecture();  // waifu2x_upconv7.cpp
 Architecture span_architecture();             // span.cpp
 Architecture swinir_architecture();           // swinir.cpp
 Architecture hat_architecture();              // hat.cpp
+Architecture dat_architecture();              // dat.cpp
 Architecture safmn_architecture();            // safmn.cpp
 Architecture mosr_architecture();             // mosr.cpp
 Architecture plksr_architecture();            // plksr.cpp

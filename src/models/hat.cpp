@@ -24,6 +24,7 @@
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/swin_convs.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -201,12 +202,7 @@ class Hat : public NativeModel {
     norm_ = read_layer_norm(r, "norm", s_.embed);
     if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
     before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-    const bool three = s_.scale == 3;
-    const int steps = three ? 1 : int(std::lround(std::log2(double(s_.scale))));
-    for (int i = 0; i < steps; ++i) {
-      upsample_.push_back(read_conv(r, str("upsample.", 2 * i), s_.feat, (three ? 9 : 4) * s_.feat, 3));
-      shuffle_.push_back(three ? 3 : 2);
-    }
+    upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
     last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
     r.expect_all_used();
   }
@@ -217,9 +213,7 @@ class Hat : public NativeModel {
     const at::Tensor first = first_(input - mean);
     at::Tensor body = features(first);
     if (s_.after_body) body = after_body_(body);
-    at::Tensor y = at::leaky_relu(before_upsample_(body + first), 0.01);
-    for (size_t i = 0; i < upsample_.size(); ++i) y = at::pixel_shuffle(upsample_[i](y), shuffle_[i]);
-    return last_(y) + mean;
+    return last_(upsample_(at::leaky_relu(before_upsample_(body + first), 0.01))) + mean;
   }
 
   void visit_weights(const TensorVisitor& f) override {
@@ -233,7 +227,7 @@ class Hat : public NativeModel {
     norm_.visit_weights(f);
     if (s_.after_body) visit(after_body_, f);
     visit(before_upsample_, f);
-    for (Conv2d& c : upsample_) visit(c, f);
+    upsample_.visit_weights(f);
     visit(last_, f);
     masks_.clear();  // rebuilt in the new device and precision
   }
@@ -255,8 +249,7 @@ class Hat : public NativeModel {
   Conv2d first_, after_body_, before_upsample_, last_;
   LayerNorm embed_norm_, norm_;
   std::vector<Rhag> groups_;
-  std::vector<Conv2d> upsample_;
-  std::vector<int64_t> shuffle_;
+  PixelShuffleUpsampler upsample_;
   ShiftMasks masks_{s_.window, s_.window / 2};
 };
 
@@ -290,16 +283,11 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
                      "; only uniform layers are supported"));
   }
   const int64_t feat = dim("conv_last.weight", 4, 1);
-  int64_t scale = 1;
-  for (int i = 0; dict.count(str("upsample.", i, ".weight")); i += 2) {
-    const auto o = dim_of(dict, str("upsample.", i, ".weight"), 4, 0);
-    const std::optional<int> step = o ? shuffle_factor(*o, feat) : std::nullopt;
-    if (!step || (*step != 2 && *step != 3)) throw fail(str("upsample.", i, " is not a x2 or x3 pixel-shuffle convolution"));
-    scale *= *step;
-  }
+  const UpsamplerScale scale = pixel_shuffle_scale(dict, "upsample");
+  if (!scale.error.empty()) throw fail(scale.error);
   DetectedArch d;
   d.arch = "hat";
-  d.scale = int(scale);
+  d.scale = int(scale.scale);
   d.in_channels = int(in);
   d.out_channels = int(in);
   d.params = {{"embed_dim", double(embed)},

@@ -77,6 +77,15 @@ Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t
   return c;
 }
 
+Conv2d read_conv_batch_norm(WeightReader& r, const std::string& conv, const std::string& bn, int64_t in, int64_t out, int64_t k) {
+  Conv2d c = read_conv(r, conv, in, out, k);
+  const at::Tensor scale = r.tensor(bn + ".weight", {out}) / (r.tensor(bn + ".running_var", {out}) + 1e-5).sqrt();
+  c.weight = c.weight * scale.view({-1, 1, 1, 1});
+  c.bias = (c.bias - r.tensor(bn + ".running_mean", {out})) * scale + r.tensor(bn + ".bias", {out});
+  if (r.has(bn + ".num_batches_tracked")) r.recomputed(bn + ".num_batches_tracked", {});  // training bookkeeping
+  return c;
+}
+
 ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                             int64_t stride, int64_t padding, bool bias) {
   ConvTranspose2d c;

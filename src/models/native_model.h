@@ -56,6 +56,9 @@ struct ConvTranspose2d {
 // "<prefix>.weight" [out, in, k, k] and "<prefix>.bias" [out]; padding defaults to "same".
 Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                  int64_t stride = 1, int64_t padding = -1, bool bias = true);
+// A convolution followed by an inference-mode nn.BatchNorm2d ("<bn>.weight", bias, running_mean,
+// running_var; eps 1e-5), folded into the convolution's weights: one op where upstream runs two.
+Conv2d read_conv_batch_norm(WeightReader& r, const std::string& conv, const std::string& bn, int64_t in, int64_t out, int64_t k);
 ConvTranspose2d read_deconv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                             int64_t stride, int64_t padding, bool bias = true);
 

@@ -10,21 +10,6 @@
 
 namespace framelift::models {
 
-at::Tensor ResidualConv::operator()(const at::Tensor& x) const {
-  at::Tensor y = convs[0](x);
-  for (size_t i = 1; i < convs.size(); ++i) y = convs[i](at::leaky_relu(y, 0.2));
-  return y;
-}
-
-void ResidualConv::visit_weights(const TensorVisitor& f) {
-  for (Conv2d& c : convs) visit(c, f);
-}
-
-ResidualConv read_residual_conv(WeightReader& r, const std::string& p, int64_t c, bool three) {
-  if (!three) return {{read_conv(r, p, c, c, 3)}};
-  return {{read_conv(r, p + ".0", c, c / 4, 3), read_conv(r, p + ".2", c / 4, c / 4, 1), read_conv(r, p + ".4", c / 4, c, 3)}};
-}
-
 SwinUpsampler swin_upsampler_of(const weights::StateDict& dict) {
   if (dict.count("conv_before_upsample.0.weight"))
     return dict.count("conv_up1.weight") ? SwinUpsampler::NearestConv : SwinUpsampler::PixelShuffle;
@@ -41,14 +26,8 @@ int64_t swin_reconstruction_scale(const weights::StateDict& dict, SwinUpsampler 
       return scale;
     }
     case SwinUpsampler::PixelShuffle: {
-      int64_t scale = 1;
-      for (int i = 0; dict.count(str("upsample.", i, ".weight")); i += 2) {
-        const auto o = dim_of(dict, str("upsample.", i, ".weight"), 4, 0), f = dim_of(dict, str("upsample.", i, ".weight"), 4, 1);
-        const std::optional<int> step = o && f ? shuffle_factor(*o, *f) : std::nullopt;
-        if (!step || (*step != 2 && *step != 3)) return fail(str("upsample.", i, " is not a x2 or x3 pixel-shuffle convolution"));
-        scale *= *step;
-      }
-      return scale;
+      const UpsamplerScale s = pixel_shuffle_scale(dict, "upsample");
+      return s.error.empty() ? s.scale : fail(s.error);
     }
     case SwinUpsampler::PixelShuffleDirect: {
       const auto o = dim_of(dict, "upsample.0.weight", 4, 0);
@@ -69,12 +48,7 @@ SwinReconstruction::SwinReconstruction(WeightReader& r, SwinUpsampler u, int64_t
   switch (u) {
     case SwinUpsampler::PixelShuffle: {
       before_upsample_ = read_conv(r, "conv_before_upsample.0", e, f, 3);
-      const bool three = scale == 3;
-      const int steps = three ? 1 : int(std::lround(std::log2(double(scale))));
-      for (int i = 0; i < steps; ++i) {
-        upsample_.push_back(read_conv(r, str("upsample.", 2 * i), f, (three ? 9 : 4) * f, 3));
-        shuffle_.push_back(three ? 3 : 2);
-      }
+      shuffle_ = read_pixel_shuffle_upsampler(r, "upsample", f, scale);
       last_ = read_conv(r, "conv_last", f, out, 3);
       break;
     }
@@ -95,9 +69,7 @@ SwinReconstruction::SwinReconstruction(WeightReader& r, SwinUpsampler u, int64_t
 at::Tensor SwinReconstruction::operator()(const at::Tensor& body, const at::Tensor& input) const {
   switch (u_) {
     case SwinUpsampler::PixelShuffle: {
-      at::Tensor y = at::leaky_relu(before_upsample_(body), 0.01);
-      for (size_t i = 0; i < upsample_.size(); ++i) y = at::pixel_shuffle(upsample_[i](y), shuffle_[i]);
-      return last_(y);
+      return last_(shuffle_(at::leaky_relu(before_upsample_(body), 0.01)));
     }
     case SwinUpsampler::PixelShuffleDirect: return at::pixel_shuffle(upsample_[0](body), scale_);
     case SwinUpsampler::NearestConv: {
@@ -114,6 +86,7 @@ void SwinReconstruction::visit_weights(const TensorVisitor& f) {
   for (Conv2d* c : {&before_upsample_, &hr_, &last_})
     if (c->weight.defined()) visit(*c, f);
   for (Conv2d& c : upsample_) visit(c, f);
+  shuffle_.visit_weights(f);
 }
 
 }  // namespace framelift::models

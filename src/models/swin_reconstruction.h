@@ -1,7 +1,6 @@
 #pragma once
-// The convolutional parts SwinIR and Swin2SR share around their transformer bodies: the residual
-// convolution of each group ("1conv", or "3conv" with a bottleneck) and the four reconstructions
-// after the body:
+// The four reconstructions SwinIR and Swin2SR have after their transformer bodies (HAT and DAT
+// have the first two; the residual convolution and pixel-shuffle steps are swin_convs.h's):
 //   pixelshuffle        classical SR: conv + LeakyReLU(0.01) to num_feat, (conv, shuffle 2)^n or
 //                       (conv, shuffle 3), conv
 //   pixelshuffledirect  lightweight SR: one conv to out * scale^2 and a shuffle
@@ -17,16 +16,9 @@
 #include <ATen/core/Tensor.h>
 
 #include "models/native_model.h"
+#include "models/swin_convs.h"
 
 namespace framelift::models {
-
-// "1conv": one 3x3; "3conv": 3x3 to C/4, LeakyReLU(0.2), 1x1, LeakyReLU(0.2), 3x3 back to C.
-struct ResidualConv {
-  std::vector<Conv2d> convs;
-  at::Tensor operator()(const at::Tensor& x) const;
-  void visit_weights(const TensorVisitor& f);
-};
-ResidualConv read_residual_conv(WeightReader& r, const std::string& prefix, int64_t channels, bool three);
 
 enum class SwinUpsampler { None = 0, PixelShuffle = 1, PixelShuffleDirect = 2, NearestConv = 3 };
 
@@ -52,8 +44,8 @@ class SwinReconstruction {
   SwinUpsampler u_ = SwinUpsampler::None;
   int64_t scale_ = 1;
   Conv2d before_upsample_, hr_, last_;
-  std::vector<Conv2d> upsample_;
-  std::vector<int64_t> shuffle_;
+  PixelShuffleUpsampler shuffle_;  // pixelshuffle
+  std::vector<Conv2d> upsample_;   // pixelshuffledirect's one conv, nearest+conv's conv_up*
 };
 
 }  // namespace framelift::models

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "models/swin_windows.h"
+
 namespace framelift::models {
 
 at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
@@ -80,6 +82,17 @@ at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::
     return h / h.norm(2, -1, true).clamp_min(1e-12);
   };
   return attend(at::matmul(unit(q), unit(k).transpose(-2, -1)) * scale, v, heads, bias, mask);
+}
+
+at::Tensor dynamic_position_bias(WeightReader& r, const std::string& prefix, int64_t dim, int64_t heads, int64_t wh, int64_t ww) {
+  const int64_t n = wh * ww;
+  at::Tensor table = read_linear(r, prefix + ".pos_proj", 2, dim)(relative_offsets(wh, ww));
+  for (int i = 1; i <= 3; ++i) {
+    const std::string p = prefix + ".pos" + std::to_string(i);
+    const LayerNorm norm = read_layer_norm(r, p + ".0", dim);
+    table = read_linear(r, p + ".2", dim, i == 3 ? heads : dim)(at::relu(norm(table)));
+  }
+  return gathered_bias(table, relative_position_index(wh, ww)).view({heads, n, n});
 }
 
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index) {

@@ -48,6 +48,12 @@ at::Tensor biased_attention(const at::Tensor& q, const at::Tensor& k, const at::
 at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t heads,
                             const at::Tensor& scale, const at::Tensor& bias, const at::Tensor& mask);
 
+// DAT's dynamic position bias (after CrossFormer): an MLP from each relative offset (dy, dx) of a
+// wh x ww window to a bias per head, "<prefix>.pos_proj" (2 -> dim), then pos1, pos2 (each
+// LayerNorm, ReLU, Linear dim -> dim: ".0", ".2") and pos3 (to heads), without residuals. It
+// depends on the weights alone, so it is evaluated once: [heads, wh ww, wh ww].
+at::Tensor dynamic_position_bias(WeightReader& r, const std::string& prefix, int64_t dim, int64_t heads, int64_t wh, int64_t ww);
+
 // The per-head bias of every (query, key) token pair gathered from a relative-position table
 // [rows, heads] by an index [Nq, Nk]: [heads, Nq, Nk].
 at::Tensor gathered_bias(const at::Tensor& table, const at::Tensor& index);

@@ -86,11 +86,11 @@ TEST(ArchCost, RifeIsWholeFrameAndLight) {
 
 TEST(ArchCost, UnknownArchitectureIsAUsageError) {
   try {
-    cost("dat", 4);
+    cost("no_such_arch", 4);
     FAIL();
   } catch (const framelift::Error& e) {
     EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("dat"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("no_such_arch"), std::string::npos);
   }
   EXPECT_THROW(cost("realcugan", 5), framelift::Error);
 }
@@ -192,6 +192,39 @@ TEST(ArchCost, HatMatchesTheHandCount) {
   EXPECT_EQ(k.size_multiple, 16);
   // The OCAB scores (6 heads x 576 keys per query pixel) and their softmax are the peak.
   EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 576);
+}
+
+TEST(ArchCost, DatMatchesTheHandCount) {
+  // DAT x4 (embed 180, 6 groups of 6 blocks, 6 heads, split 8x32, FFN 720): per spatial block the
+  // qkv, both branches' attention over 256 tokens, the projection; per channel block the qkv, 6
+  // heads' 30 x 30 channel attention, the projection; each with the interaction's depthwise 3x3 and
+  // spatial gate (1x1s to C/16 and to 1; the channel gate runs on one pooled pixel) and the SGFN
+  // (fc1, a depthwise 3x3 on half of it, fc2 from that half); per group a 3x3.
+  const double e = 180, hidden = 720, t = 256, d = 30;
+  const ArchCost k = cost("dat", 4, {{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"split_height", 8},
+                                     {"split_width", 32}, {"ffn_hidden", hidden}, {"upsampler", 1}});
+  const double aim = 9 * e + e * e / 16 + e / 16, ffn = e * hidden + 9 * hidden / 2 + hidden / 2 * e;
+  const double spatial = 3 * e * e + 2 * t * e + e * e + aim + ffn, channel = 3 * e * e + 2 * 6 * d * d + e * e + aim + ffn;
+  const double group = 3 * spatial + 3 * channel + e * e * 9;
+  EXPECT_NEAR(k.macs_per_px, 3 * e * 9 + 6 * group + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16, 1e-6);
+  // The network pads itself; tiles start on the 32 px split grid.
+  EXPECT_EQ(k.size_multiple, 1);
+  EXPECT_EQ(k.tile_grid, 32);
+  EXPECT_EQ(k.tile_alignment(), 32);
+  EXPECT_EQ(k.tile_overlap, 32);
+  // The scores of 3 heads over 256 tokens and their softmax outgrow the 720 FFN channels.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 3 * 256);
+  // DAT-light x2 (embed 60, one group of 18, FFN 120): 3conv (3x3 to 15, 1x1, 3x3 back) and one
+  // conv to 3 * 2^2 channels before the shuffle.
+  const double l = 60, lh = 120, three = l * 15 * 9 + 15 * 15 + 15 * l * 9;
+  const double laim = 9 * l + l * l / 16 + l / 16, lffn = l * lh + 9 * lh / 2 + lh / 2 * l;
+  const double lspatial = 4 * l * l + 2 * t * l + laim + lffn, lchannel = 4 * l * l + 2 * 6 * 10 * 10 + laim + lffn;
+  EXPECT_NEAR(cost("dat", 2, {{"embed_dim", l}, {"layers", 1}, {"depth", 18}, {"heads", 6}, {"ffn_hidden", lh}, {"three_conv", 1},
+                              {"upsampler", 2}})
+                  .macs_per_px,
+              3 * l * 9 + 9 * lspatial + 9 * lchannel + 2 * three + l * 12 * 9, 1e-6);
+  // DAT-S's 8x16 split: a 16 px grid.
+  EXPECT_EQ(cost("dat", 4, {{"split_width", 16}}).tile_grid, 16);
 }
 
 TEST(ArchCost, PlksrMatchesTheHandCount) {
@@ -341,7 +374,7 @@ TEST(ArchTable, EveryDeclarationWalksAtEveryScaleItComesIn) {
     }
     EXPECT_EQ(find_declaration(d.name), &d);
   }
-  EXPECT_EQ(find_declaration("dat"), nullptr);
+  EXPECT_EQ(find_declaration("no_such_arch"), nullptr);
   EXPECT_THROW(cost("srvgg_compact", 5), framelift::Error);
 }
 

@@ -8,10 +8,12 @@
 #include <fstream>
 #include <iterator>
 
+#include "infer/tiler.h"
 #include "models/architecture_registry.h"
 #include "support/test_paths.h"
 #include "util/error.h"
 #include "util/str.h"
+#include "weights/load_weights.h"
 
 namespace framelift::test {
 
@@ -102,6 +104,29 @@ std::string refusal_of(const weights::StateDict& dict) {
 void expect_refused(const weights::StateDict& dict, const std::string& fragment) {
   const std::string message = refusal_of(dict);
   EXPECT_NE(message.find(fragment), std::string::npos) << message;
+}
+
+ReferenceRun run_reference(const std::string& name) {
+  const std::filesystem::path pth = arch_reference_dir() / (name + ".pth");
+  const weights::StateDict io = weights::load_weights(arch_reference_dir() / (name + ".ref.safetensors"));
+  ReferenceRun r;
+  r.detected = models::detect(weights::load_weights(pth), pth.string());
+  auto model = models::load_model(pth);
+  r.info = model->info();
+  const at::Tensor y = infer::upscale_tiled(*model, io.at("input"), {.tile = 0});
+  EXPECT_EQ(y.sizes(), io.at("output").sizes());
+  if (y.sizes() == io.at("output").sizes()) r.db = psnr_in_range(y, io.at("output"));
+  return r;
+}
+
+TiledAndBf16 tiled_and_bf16(models::ImageModel& model, const at::Tensor& frame, int tile) {
+  const at::Tensor whole = infer::upscale_tiled(model, frame, {.tile = 0});
+  TiledAndBf16 r{};
+  r.tiled_db = psnr_in_range(infer::upscale_tiled(model, frame, {.tile = tile, .overlap = -1}), whole);
+  r.seams_db = psnr_in_range(infer::upscale_tiled(model, frame, {.tile = tile, .overlap = 0}), whole);
+  model.to(c10::kCPU, at::kBFloat16);
+  r.bf16_db = psnr_in_range(infer::upscale_tiled(model, frame.to(at::kBFloat16), {.tile = 0}).to(at::kFloat), whole);
+  return r;
 }
 
 }  // namespace framelift::test

@@ -1,10 +1,13 @@
 #pragma once
 // Inputs and checks shared by the native-architecture tests (arch_*.cpp).
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <ATen/core/Tensor.h>
 
+#include "infer/image_model.h"
+#include "models/architecture.h"
 #include "weights/state_dict.h"
 
 namespace framelift::test {
@@ -38,6 +41,24 @@ std::string refusal_of(const weights::StateDict& dict);
 
 // Building `dict` is refused with a message that contains `fragment` (a tensor's name, say).
 void expect_refused(const weights::StateDict& dict, const std::string& fragment);
+
+// One committed reference NAME (tests/data/arch): what detection makes of NAME.pth, the native
+// model's info, and the PSNR in range of its whole-frame output for NAME.ref.safetensors' "input"
+// against upstream's "output" (0, and a test failure, when their sizes differ).
+struct ReferenceRun {
+  std::optional<models::DetectedArch> detected;
+  models::ModelInfo info;
+  double db = 0;
+};
+ReferenceRun run_reference(const std::string& name);
+
+// The tiling and precision checks on one frame [3, H, W]: tiles of `tile` px with the model's
+// declared context and with none, and the whole frame in bf16, each as PSNR in range against the
+// whole frame in fp32. Leaves the model in bf16.
+struct TiledAndBf16 {
+  double tiled_db, seams_db, bf16_db;
+};
+TiledAndBf16 tiled_and_bf16(models::ImageModel& model, const at::Tensor& frame, int tile);
 
 // Random weights for small synthetic networks (seeded, so failures reproduce).
 at::Tensor random_weight(std::initializer_list<int64_t> shape);

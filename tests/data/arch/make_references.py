@@ -130,10 +130,17 @@ def spandrel_arch(spandrel, relative):
     except ImportError:
         sys.modules["einops"] = types.ModuleType("einops")
         sys.modules["einops"].rearrange = einops_rearrange
-        # einops.layers.torch.Rearrange: the same rearrangement as a module (SCUNet's blocks).
-        layers = sys.modules["einops.layers"] = types.ModuleType("einops.layers")
-        layers.torch = sys.modules["einops.layers.torch"] = types.ModuleType("einops.layers.torch")
-        layers.torch.Rearrange = lambda pattern, **sizes: (lambda x: einops_rearrange(x, pattern, **sizes))
+        # einops.layers.torch.Rearrange: the same rearrange as a module (DAT's before_RG).
+        class Rearrange(torch.nn.Module):
+            def __init__(self, pattern, **sizes):
+                super().__init__()
+                self.pattern, self.sizes = pattern, sizes
+
+            def forward(self, x):
+                return einops_rearrange(x, self.pattern, **self.sizes)
+        sys.modules["einops.layers"] = types.ModuleType("einops.layers")
+        sys.modules["einops.layers.torch"] = types.ModuleType("einops.layers.torch")
+        sys.modules["einops.layers.torch"].Rearrange = Rearrange
     package("spandrel", root)
     util = package("spandrel.util", os.path.join(root, "util"))
     util.store_hyperparameters = lambda **_: (lambda cls: cls)
@@ -471,6 +478,50 @@ def safmn_configs(spandrel):
     }
 
 
+def dat_configs(spandrel):
+    module = spandrel_arch(spandrel, "DAT/__arch/DAT.py")
+
+    def dat(num_feat=None, **kw):
+        # img_size (the training crop) only sizes the stored shift masks: a few windows keep them small.
+        kw = dict(dict(img_size=16, in_chans=3, qkv_bias=True, drop_path_rate=0.0, img_range=1.0), **kw)
+        model = module.DAT(**kw)
+        if num_feat is not None:
+            # Upstream fixes the pixel-shuffle reconstruction at 64 features, whose x3 convolution alone
+            # would make the file 1.3 MB; the layer structure stays upstream's, narrowed.
+            model.conv_before_upsample[0] = torch.nn.Conv2d(kw["embed_dim"], num_feat, 3, 1, 1)
+            model.upsample = module.Upsample(kw["upscale"], num_feat)
+            model.conv_last = torch.nn.Conv2d(num_feat, kw["in_chans"], 3, 1, 1)
+        norms = {n: m for n, m in model.named_modules() if isinstance(m, (torch.nn.LayerNorm, torch.nn.BatchNorm2d))}
+
+        def reseed(name, p, g):
+            # Norm scales around 1, batch statistics of a trained net (else BatchNorm is the identity
+            # and its folding goes unchecked), channel-attention temperatures around 1.
+            owner = name.rsplit(".", 1)[0]
+            if owner in norms and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+                if isinstance(norms[owner], torch.nn.BatchNorm2d):
+                    norms[owner].running_mean.copy_(0.1 * torch.randn(p.shape, generator=g))
+                    norms[owner].running_var.copy_(0.5 + torch.rand(p.shape, generator=g))
+            elif name.endswith("temperature"):
+                p.copy_(1 + 0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # DAT-light's layout (published: embed 60, one group of 18 blocks, 6 heads, split 8x32,
+        # expansion 2, 3conv, pixelshuffledirect) with three blocks: a spatial, a channel and a
+        # shifted spatial block, x2; split 4x16 (the same 1:4 rectangles: 8x32's stored index tables
+        # alone would take 2 MB); embed 64 gives the position-bias MLP two channels (DAT-light's one)
+        "dat-light-x2": (lambda: dat(embed_dim=64, split_size=[4, 16], depth=[3], num_heads=[4], expansion_factor=2.0,
+                                     upscale=2, resi_connection="3conv", upsampler="pixelshuffledirect"), 1861, (37, 29)),
+        # DAT-S's layout (published: 6 groups of 6 blocks, embed 180, split 8x16, expansion 2; DAT and
+        # DAT-2: split 8x32, expansion 4 and 2) with two groups (the second shifts its first block),
+        # split 4x8 (DAT-S's 1:2), expansion 1.5, 1conv, pixelshuffle, x3
+        "dat-s-x3": (lambda: dat(embed_dim=48, split_size=[4, 8], depth=[2, 2], num_heads=[4, 4], expansion_factor=1.5,
+                                 upscale=3, resi_connection="1conv", upsampler="pixelshuffle", num_feat=16), 1862, (27, 21)),
+    }
+
+
 def plksr_configs(spandrel):
     PLKSR = spandrel_arch(spandrel, "PLKSR/__arch/PLKSR.py").PLKSR
     RealPLKSR = spandrel_arch(spandrel, "PLKSR/__arch/RealPLKSR.py").RealPLKSR
@@ -534,6 +585,7 @@ def main():
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
     configs.update(hat_configs(spandrel))
+    configs.update(dat_configs(spandrel))
     configs.update(safmn_configs(spandrel))
     configs.update(plksr_configs(spandrel))
     configs.update(mosr_configs(spandrel))
