@@ -1,0 +1,72 @@
+// The page as a person uses it, in real headless Chromium over the DevTools protocol (no driver
+// library: node's own WebSocket): log in with a token, pick the clip in the media browser, build
+// a pipeline, start the job, watch its progress reach 100% and "done", screenshot each step.
+//   node --experimental-websocket browser_flow.mjs DEVTOOLS_PORT SERVER_URL TOKEN SHOT_DIR
+import { writeFileSync } from "node:fs";
+
+const [port, url, token, shots] = process.argv.slice(2);
+const fail = (why) => { console.error("browser flow: " + why); process.exit(1); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let target;
+for (let i = 0; i < 100 && !target; i++) {
+  try {
+    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+    target = list.find((t) => t.type === "page");
+  } catch { await sleep(100); }
+}
+if (!target) fail("no page target in chromium");
+const ws = new WebSocket(target.webSocketDebuggerUrl);
+await new Promise((ok, bad) => { ws.onopen = ok; ws.onerror = bad; });
+let next = 0;
+const pending = new Map();
+ws.onmessage = (m) => {
+  const msg = JSON.parse(m.data);
+  if (msg.id && pending.has(msg.id)) { pending.get(msg.id)(msg); pending.delete(msg.id); }
+};
+const send = (method, params = {}) => new Promise((ok) => { const id = ++next; pending.set(id, ok); ws.send(JSON.stringify({ id, method, params })); });
+const evaluate = async (expression) => {
+  const r = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+  if (r.result.exceptionDetails) fail("page script failed: " + JSON.stringify(r.result.exceptionDetails));
+  return r.result.result.value;
+};
+const waitFor = async (expression, what, seconds = 60) => {
+  for (let i = 0; i < seconds * 10; i++) { if (await evaluate(expression)) return; await sleep(100); }
+  fail("timed out waiting for " + what + "; page: " + (await evaluate("document.body.innerText")).slice(0, 600));
+};
+const shot = async (name) => {
+  const r = await send("Page.captureScreenshot", { format: "png" });
+  writeFileSync(`${shots}/${name}.png`, Buffer.from(r.result.data, "base64"));
+};
+
+await send("Page.enable");
+await send("Runtime.enable");
+await send("Emulation.setDeviceMetricsOverride", { width: 1200, height: 800, deviceScaleFactor: 1, mobile: false });
+await send("Page.navigate", { url });
+await waitFor("document.readyState === 'complete' && !!document.getElementById('login-button')", "the login form");
+if (await evaluate("getComputedStyle(document.getElementById('app')).display !== 'none'")) fail("the app shows before logging in");
+await shot("1-login");
+await evaluate(`document.getElementById('token').value = ${JSON.stringify(token)}; document.getElementById('login-button').click(); true`);
+await waitFor("getComputedStyle(document.getElementById('app')).display !== 'none' && getComputedStyle(document.getElementById('login')).display === 'none'", "the app after logging in");
+await waitFor("[...document.querySelectorAll('#files li')].some((li) => li.textContent.startsWith('clips/'))", "the media browser");
+await evaluate("[...document.querySelectorAll('#files li')].find((li) => li.textContent.startsWith('clips/')).click(); true");
+await waitFor("[...document.querySelectorAll('#files li')].some((li) => li.dataset.path === 'clips/cfr.mkv')", "the clips folder");
+await evaluate("document.querySelector('#files li[data-path=\"clips/cfr.mkv\"]').click(); true");
+// Build the pipeline from the resize stage's schema, as a person would.
+await evaluate(`const s = document.getElementById('stage'); s.value = 'resize'; s.onchange();
+  document.querySelector('#stage-options input[data-option=\"scale\"]').value = '0.5';
+  document.getElementById('add-stage').click(); document.getElementById('codec').value = 'ffv1'; true`);
+const pipeline = await evaluate("document.getElementById('pipeline').value");
+if (pipeline !== "resize:scale=0.5") fail("the stage builder made " + JSON.stringify(pipeline));
+await shot("2-ready");
+await evaluate("document.getElementById('start').click(); true");
+await waitFor("!!document.querySelector('#jobs tr')", "the job's row");
+await waitFor("(document.querySelector('#jobs tr td:nth-child(4)') || {}).textContent === 'done'", "the job to finish", 120);
+const percent = await evaluate("document.querySelector('#jobs tr td:nth-child(5)').dataset.percent");
+if (percent !== "100") fail("progress ended at " + percent + "%");
+const link = await evaluate("(document.querySelector('#jobs tr a') || {}).textContent");
+if (link !== "download") fail("no download link on the finished job");
+await shot("3-done");
+console.log("browser flow: logged in, started resize:scale=0.5 on clips/cfr.mkv, progress reached 100% and done");
+ws.close();
+process.exit(0);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The web page in real headless Chromium (tests/server/browser_flow.mjs) against a real server:
+#   tests/server/browser_flow.sh FRAMELIFT CLIP OUT_DIR
+# Screenshots land in OUT_DIR (1-login.png, 2-ready.png, 3-done.png). Exit 77 (skipped) when
+# chromium or node is missing.
+set -euo pipefail
+framelift=$1 clip=$2 out=$3
+command -v chromium >/dev/null && command -v node >/dev/null || { echo "chromium or node missing (scripts/setup.sh)"; exit 77; }
+rm -rf "$out" && mkdir -p "$out/media/clips" "$out/data"
+cp "$clip" "$out/media/clips/cfr.mkv"
+token=$("$framelift" serve token add alice --data "$out/data")
+"$framelift" serve --listen 127.0.0.1:0 --data "$out/data" --media "$out/media" >"$out/server.log" 2>&1 &
+server=$!
+devtools_port=$((20000 + RANDOM % 20000))
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --remote-debugging-port=$devtools_port \
+  --user-data-dir="$out/profile" about:blank >"$out/chromium.log" 2>&1 &
+browser=$!
+trap 'kill $server $browser 2>/dev/null; wait $server $browser 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q "listening on" "$out/server.log" && break; sleep 0.1; done
+url=$(sed -n 's/^framelift serve: listening on //p' "$out/server.log" | head -1)
+[ -n "$url" ] || { cat "$out/server.log"; exit 1; }
+timeout 240 node --experimental-websocket --no-warnings "$(dirname "$0")/browser_flow.mjs" $devtools_port "$url/" "$token" "$out"
