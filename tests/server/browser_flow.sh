@@ -6,6 +6,13 @@
 set -euo pipefail
 framelift=$1 clip=$2 out=$3
 command -v chromium >/dev/null && command -v node >/dev/null || { echo "chromium or node missing (scripts/setup.sh)"; exit 77; }
+# node's WebSocket: built in from Node 22, behind a flag in Node 20.10+, absent before.
+node_flags=()
+if ! node -e 'typeof WebSocket === "function" || process.exit(1)' 2>/dev/null; then
+  node --experimental-websocket -e 'typeof WebSocket === "function" || process.exit(1)' 2>/dev/null ||
+    { echo "node $(node --version) has no WebSocket (Node 20.10 or later needed)"; exit 77; }
+  node_flags=(--experimental-websocket)
+fi
 rm -rf "$out" && mkdir -p "$out/media/clips" "$out/data"
 cp "$clip" "$out/media/clips/cfr.mkv"
 token=$("$framelift" serve token add alice --data "$out/data")
@@ -19,4 +26,4 @@ trap 'kill $server $browser 2>/dev/null; wait $server $browser 2>/dev/null || tr
 for _ in $(seq 100); do grep -q "listening on" "$out/server.log" && break; sleep 0.1; done
 url=$(sed -n 's/^framelift serve: listening on //p' "$out/server.log" | head -1)
 [ -n "$url" ] || { cat "$out/server.log"; exit 1; }
-timeout 240 node --experimental-websocket --no-warnings "$(dirname "$0")/browser_flow.mjs" $devtools_port "$url/" "$token" "$out"
+timeout 240 node "${node_flags[@]}" --no-warnings "$(dirname "$0")/browser_flow.mjs" $devtools_port "$url/" "$token" "$out"
