@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -14,6 +15,7 @@
 
 #include "server/auth.h"
 #include "server/media_roots.h"
+#include "server/preview.h"
 #include "server/store.h"
 #include "server/web_page.h"
 #include "server/workers.h"
@@ -238,6 +240,27 @@ class Routes {
     }
   }
 
+  void preview(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    const json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
+    const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
+    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
+    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
+    const double t = body.contains("time") && body["time"].is_number() ? body["time"].get<double>() : 0.0;
+    const fs::path png = c_.data_dir / "previews" / (std::to_string(u->id) + ".png");
+    std::error_code ec;
+    fs::create_directories(png.parent_path(), ec);
+    try {
+      render_preview({in.path.string(), body.value("pipeline", std::string()), t}, png);
+    } catch (const Error& e) {
+      return error(res, e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::Input ? 400 : 500, e.what());
+    }
+    std::ifstream f(png, std::ios::binary);
+    res.set_content(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()), "image/png");
+  }
+
   // Server-sent events: the job's view twice a second until it ends (the last event is its end).
   void stream(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
@@ -286,13 +309,14 @@ void add_api_routes(httplib::Server& server, ApiContext& context) {
   });
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     // The page is ours alone: no framing by other sites, no scripts from anywhere else.
-    res.set_header("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    res.set_header("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_content(web_page(), "text/html; charset=utf-8");
   });
   server.Post("/api/login", [routes](const httplib::Request& req, httplib::Response& res) { routes->login(req, res); });
   server.Get("/api/session", [routes](const httplib::Request& req, httplib::Response& res) { routes->session(req, res); });
   server.Post("/api/logout", [routes](const httplib::Request& req, httplib::Response& res) { routes->logout(req, res); });
+  server.Post("/api/preview", [routes](const httplib::Request& req, httplib::Response& res) { routes->preview(req, res); });
   server.Post("/api/plan", [routes](const httplib::Request& req, httplib::Response& res) { routes->plan(req, res); });
   server.Get("/api/stages", [routes](const httplib::Request& req, httplib::Response& res) {
     if (!routes->user(req, res)) return;

@@ -1,6 +1,7 @@
 // The page as a person uses it, in real headless Chromium over the DevTools protocol (no driver
 // library: node's own WebSocket): log in with a token, pick the clip in the media browser, build
-// a pipeline, start the job, watch its progress reach 100% and "done", screenshot each step.
+// a pipeline, look at its before/after preview, start the job, watch its progress reach 100% and
+// "done", screenshot each step.
 //   node --experimental-websocket browser_flow.mjs DEVTOOLS_PORT SERVER_URL TOKEN SHOT_DIR
 import { writeFileSync } from "node:fs";
 
@@ -58,6 +59,8 @@ await evaluate(`const s = document.getElementById('stage'); s.value = 'resize'; 
   document.getElementById('add-stage').click(); document.getElementById('codec').value = 'ffv1'; true`);
 const pipeline = await evaluate("document.getElementById('pipeline').value");
 if (pipeline !== "resize:scale=0.5") fail("the stage builder made " + JSON.stringify(pipeline));
+await evaluate("document.getElementById('preview-button').click(); true");
+await waitFor("document.getElementById('preview').complete && document.getElementById('preview').naturalWidth === 160", "the before/after preview (160 px wide)");
 await shot("2-ready");
 await evaluate("document.getElementById('start').click(); true");
 await waitFor("!!document.querySelector('#jobs tr')", "the job's row");
@@ -67,6 +70,6 @@ if (percent !== "100") fail("progress ended at " + percent + "%");
 const link = await evaluate("(document.querySelector('#jobs tr a') || {}).textContent");
 if (link !== "download") fail("no download link on the finished job");
 await shot("3-done");
-console.log("browser flow: logged in, started resize:scale=0.5 on clips/cfr.mkv, progress reached 100% and done");
+console.log("browser flow: logged in, previewed and started resize:scale=0.5 on clips/cfr.mkv, progress reached 100% and done");
 ws.close();
 process.exit(0);

@@ -377,6 +377,44 @@ TEST(ServeApi, ThePageLogsInWithACookieAndChangesNeedItsCsrfToken) {
   EXPECT_EQ(c->Get("/api/jobs", session)->status, 401) << "the session ended";
 }
 
+// rgb24 bytes of a picture or of a video's first frame, through the ffmpeg CLI (test side only).
+std::string rgb24(const fs::path& file, const fs::path& raw) {
+  EXPECT_EQ(run_command("ffmpeg -v error -y -i " + shell_quote(file) + " -frames:v 1 -f rawvideo -pix_fmt rgb24 " + shell_quote(raw)), 0);
+  std::ifstream in(raw, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The before/after preview: left half the input (bicubic to the output's size: here the same),
+// right half the pipeline's output. With `negate` the right half is 255 minus the input.
+TEST(ServeApi, ThePreviewShowsTheInputLeftAndThePipelineRight) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  auto r = c->Post("/api/preview", bearer(token), json{{"input", "clips/cfr.mkv"}, {"pipeline", "filter:graph=negate"}}.dump(), "application/json");
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->get_header_value("Content-Type"), "image/png");
+  const fs::path png = site.dir / "preview.png";
+  std::ofstream(png, std::ios::binary) << r->body;
+  const std::string got = rgb24(png, site.dir / "preview.rgb"), src = rgb24(site.media / "clips" / "cfr.mkv", site.dir / "src.rgb");
+  ASSERT_EQ(got.size(), src.size()) << "the preview has the output's size (320x240 here)";
+  const int w = 320, h = 240;
+  double left = 0, right = 0;
+  int n = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w / 4; ++x, ++n)
+      for (int ch = 0; ch < 3; ++ch) {
+        const auto at = [&](const std::string& img, int xx) { return int(uint8_t(img[(size_t(y) * w + xx) * 3 + ch])); };
+        left += std::abs(at(got, x) - at(src, x));
+        right += std::abs(at(got, w - 1 - x) - (255 - at(src, w - 1 - x)));
+      }
+  EXPECT_LT(left / (3 * n), 3.0) << "the left half is the input";
+  EXPECT_LT(right / (3 * n), 3.0) << "the right half is the input negated";
+  EXPECT_EQ(c->Post("/api/preview", bearer(token), json{{"input", "clips/cfr.mkv"}, {"pipeline", "resize:scale=nan"}}.dump(), "application/json")->status, 400);
+  EXPECT_EQ(c->Post("/api/preview", bearer(token), json{{"input", "escape/secret.mkv"}}.dump(), "application/json")->status, 403);
+}
+
 TEST(ServeApi, OtherAddressesNeedHttpsAndHttpsServes) {
   Site site;
   const std::string token = site.token("alice");
