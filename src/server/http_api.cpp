@@ -17,6 +17,7 @@
 #include "server/media_roots.h"
 #include "server/preview.h"
 #include "server/store.h"
+#include "server/uploads.h"
 #include "server/web_page.h"
 #include "server/workers.h"
 
@@ -116,6 +117,20 @@ class Routes {
     return std::nullopt;
   }
 
+  // The request's JSON object, or nullopt after replying 413 (over max_json_bytes) or 400.
+  std::optional<json> json_body(const httplib::Request& req, httplib::Response& res) {
+    if (req.body.size() > c_.max_json_bytes) {
+      error(res, 413, "the body is over " + std::to_string(c_.max_json_bytes) + " bytes");
+      return std::nullopt;
+    }
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object()) {
+      error(res, 400, "the body must be a JSON object");
+      return std::nullopt;
+    }
+    return body;
+  }
+
   // The job of `id` if `u` may see it; else replies 404 (another user's job is not said to exist).
   std::optional<JobRecord> visible_job(const User& u, const std::string& id, httplib::Response& res) {
     std::optional<JobRecord> j = c_.store.job(std::stoll(id));
@@ -129,11 +144,11 @@ class Routes {
   void create_job(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object()) return error(res, 400, "the body must be a JSON object");
-    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
-    if (!body.contains("output") || !body["output"].is_string() || !valid_output_name(body["output"]))
-      return error(res, 400, "output: a plain file name with an extension is required (out.mkv)");
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    const json& body = *parsed;
+    if (body.contains("upload")) return create_job_from(*u, body, upload_input(*u, body, res), res);
+    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root (or upload: an upload's id) is required");
     std::optional<int> root;
     if (body.contains("root")) {
       if (!body["root"].is_number_integer()) return error(res, 400, "root must be a media root's index");
@@ -143,6 +158,29 @@ class Routes {
     if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
     if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
     if (!fs::is_regular_file(in.path)) return error(res, 400, body["input"].get<std::string>() + ": not a file");
+    create_job_from(*u, body, in, res);
+  }
+
+  // An upload of `u`'s, complete, as a job's input; Malformed (after replying) otherwise.
+  Resolved upload_input(const User& u, const json& body, httplib::Response& res) {
+    Resolved r;
+    auto up = body["upload"].is_string() ? c_.store.upload(body["upload"]) : std::nullopt;
+    if (!up || up->user_id != u.id) {
+      error(res, 404, "no such upload");
+    } else if (!up->complete) {
+      error(res, 409, "the upload has " + std::to_string(up->received) + " of its " + std::to_string(up->size) + " bytes");
+    } else {
+      r.status = Resolved::Status::Ok;
+      r.path = c_.uploads.file(*up);
+      r.root = -1;
+    }
+    return r;
+  }
+
+  void create_job_from(const User& user, const json& body, const Resolved& in, httplib::Response& res) {
+    if (in.status != Resolved::Status::Ok) return;  // replied already
+    if (!body.contains("output") || !body["output"].is_string() || !valid_output_name(body["output"]))
+      return error(res, 400, "output: a plain file name with an extension is required (out.mkv)");
     JobSpec spec;
     spec.input = in.path.string();
     spec.output_name = body["output"];
@@ -153,15 +191,16 @@ class Routes {
       return error(res, 400, std::string("pipeline: ") + e.what());
     }
     std::string why;
-    spec.options = {{"input", body["input"]}, {"root", in.root}};
+    spec.options = {{"input", body.contains("upload") ? "upload:" + body["upload"].get<std::string>() : body["input"].get<std::string>()},
+                    {"root", in.root}};
     if (!read_options(body, spec.options, why)) return error(res, 400, why);
     if (body.contains("priority")) {
       if (!body["priority"].is_number_integer()) return error(res, 400, "priority must be a whole number");
       spec.priority = body["priority"].get<int>();
     }
-    if (c_.store.active_jobs(u->id) >= c_.max_active_jobs_per_user)
+    if (c_.store.active_jobs(user.id) >= c_.max_active_jobs_per_user)
       return error(res, 429, "you have " + std::to_string(c_.max_active_jobs_per_user) + " jobs queued or running; wait for one to finish");
-    const int64_t id = c_.store.add_job(*u, spec);
+    const int64_t id = c_.store.add_job(user, spec);
     c_.workers.wake();
     res.set_header("Location", "/api/jobs/" + std::to_string(id));
     reply(res, 201, {{"id", id}, {"state", "queued"}});
@@ -196,8 +235,10 @@ class Routes {
   }
 
   void login(const httplib::Request& req, httplib::Response& res) {
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("token") || !body["token"].is_string()) return error(res, 400, "give {\"token\": TOKEN}");
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    const json& body = *parsed;
+    if (!body.contains("token") || !body["token"].is_string()) return error(res, 400, "give {\"token\": TOKEN}");
     const Authenticator::Result r = c_.auth.check_token(body["token"], req.remote_addr);
     if (r.outcome == Authenticator::Outcome::TooMany) return error(res, 429, "too many failed logins from this address; wait a minute");
     if (r.outcome != Authenticator::Outcome::Ok) return error(res, 401, "unknown token");
@@ -222,8 +263,10 @@ class Routes {
 
   void plan(const httplib::Request& req, httplib::Response& res) {
     if (!user(req, res)) return;
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    const json& body = *parsed;
+    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
     const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
     if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
     if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
@@ -243,8 +286,10 @@ class Routes {
   void preview(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
-    const json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    const json& body = *parsed;
+    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
     const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
     if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
     if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
@@ -283,6 +328,53 @@ class Routes {
       for (int i = 0; i < 5 && !c->stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       return true;
     });
+  }
+
+  void create_upload(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    const json& body = *parsed;
+    if (!body.contains("name") || !body["name"].is_string() || !valid_output_name(body["name"]))
+      return error(res, 400, "name: a plain file name with an extension is required");
+    if (!body.contains("size") || !body["size"].is_number_integer() || body["size"].get<int64_t>() <= 0)
+      return error(res, 400, "size: the file's size in bytes is required");
+    if (body["size"].get<int64_t>() > c_.max_upload_bytes)
+      return error(res, 413, "uploads are limited to " + std::to_string(c_.max_upload_bytes) + " bytes");
+    const Store::Upload up = c_.store.add_upload(*u, body["name"], body["size"]);
+    res.set_header("Location", "/api/uploads/" + up.id);
+    reply(res, 201, upload_view(up));
+  }
+
+  static json upload_view(const Store::Upload& up) {
+    return {{"id", up.id}, {"name", up.name}, {"size", up.size}, {"received", up.received}, {"complete", up.complete}};
+  }
+
+  std::optional<Store::Upload> visible_upload(const User& u, const std::string& id, httplib::Response& res) {
+    auto up = c_.store.upload(id);
+    if (!up || up->user_id != u.id) {
+      error(res, 404, "no upload " + id);
+      return std::nullopt;
+    }
+    return up;
+  }
+
+  // PUT with "Content-Range: bytes A-B/N": the bytes A..B of the file, A = what arrived so far.
+  void put_chunk(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    auto up = visible_upload(*u, req.matches[1], res);
+    if (!up) return;
+    long long a = -1, b = -1, n = -1;
+    const std::string range = req.get_header_value("Content-Range");
+    if (std::sscanf(range.c_str(), "bytes %lld-%lld/%lld", &a, &b, &n) != 3 || a < 0 || b < a || n != up->size ||
+        b - a + 1 != (long long)req.body.size())
+      return error(res, 400, "give Content-Range: bytes A-B/" + std::to_string(up->size) + " matching the body");
+    const Uploads::Outcome o = c_.uploads.append(*up, a, req.body);
+    json v = upload_view(o.upload);
+    if (!o.error.empty()) v["error"] = o.error;
+    reply(res, o.status, v);
   }
 
   void media_list(const httplib::Request& req, httplib::Response& res) {
@@ -370,6 +462,13 @@ void add_api_routes(httplib::Server& server, ApiContext& context) {
     reply(res, 202, job_view(*routes->c_.store.job(j->id)));
   });
   server.Get(R"(/api/jobs/(\d{1,18})/output)", [routes](const httplib::Request& req, httplib::Response& res) { routes->output(req, res); });
+  server.Post("/api/uploads", [routes](const httplib::Request& req, httplib::Response& res) { routes->create_upload(req, res); });
+  server.Put(R"(/api/uploads/([0-9a-f]{24}))", [routes](const httplib::Request& req, httplib::Response& res) { routes->put_chunk(req, res); });
+  server.Get(R"(/api/uploads/([0-9a-f]{24}))", [routes](const httplib::Request& req, httplib::Response& res) {
+    auto u = routes->user(req, res);
+    if (!u) return;
+    if (auto up = routes->visible_upload(*u, req.matches[1], res)) reply(res, 200, Routes::upload_view(*up));
+  });
   server.Get("/api/media", [routes](const httplib::Request& req, httplib::Response& res) { routes->media_list(req, res); });
 }
 

@@ -3,6 +3,7 @@
 // statuses). Every route but /api/health needs a user's token; a user sees and acts on only their
 // own jobs (404 for another's), an admin on all.
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 
 namespace httplib {
@@ -15,6 +16,7 @@ class Store;
 class Workers;
 class MediaRoots;
 class Authenticator;
+class Uploads;
 
 struct ApiContext {
   Store& store;
@@ -23,6 +25,9 @@ struct ApiContext {
   Authenticator& auth;
   std::filesystem::path data_dir;
   int max_active_jobs_per_user;
+  Uploads& uploads;
+  int64_t max_upload_bytes;
+  size_t max_json_bytes;
   bool tls = false;                    // session cookies are then Secure
   std::atomic<bool> stopping{false};   // set before the server stops: event streams end
 };

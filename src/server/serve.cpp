@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "server/http_api.h"
 #include "server/media_roots.h"
 #include "server/store.h"
+#include "server/uploads.h"
 #include "server/workers.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -74,9 +76,12 @@ void serve(const ServeOptions& o) {
   if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
   Workers workers(store, o.data, o.devices);
   Authenticator auth(store);
-  ApiContext context{store, workers, media, auth, o.data, o.max_active_jobs_per_user, !o.tls_cert.empty()};
+  Uploads uploads(store, o.data);
+  ApiContext context{store,   workers, media, auth, o.data, o.max_active_jobs_per_user, uploads, o.max_upload_bytes, o.max_request_bytes,
+                     !o.tls_cert.empty()};
   add_api_routes(*http, context);
-  http->set_payload_max_length(o.max_request_bytes);
+  // Upload chunks are the largest bodies; JSON routes hold theirs to max_request_bytes.
+  http->set_payload_max_length(std::max(o.max_request_bytes, o.max_chunk_bytes));
   http->set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unknown";
     try {

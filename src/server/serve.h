@@ -18,6 +18,8 @@ struct ServeOptions {
   bool insecure_http = false;                     // allow plain HTTP on a non-loopback address
   int max_active_jobs_per_user = 16;              // queued + running
   size_t max_request_bytes = 1 << 20;             // JSON bodies
+  int64_t max_upload_bytes = int64_t(16) << 30;    // one uploaded file
+  size_t max_chunk_bytes = size_t(16) << 20;       // one PUT of an upload
   std::function<void(const std::string& url)> on_listening;  // called once bound (the CLI prints it)
 };
 

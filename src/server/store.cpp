@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   frames_in INTEGER NOT NULL DEFAULT 0, frames_total INTEGER NOT NULL DEFAULT 0, fps REAL NOT NULL DEFAULT 0,
   error TEXT NOT NULL DEFAULT '', cancel_requested INTEGER NOT NULL DEFAULT 0,
   created REAL NOT NULL, started REAL NOT NULL DEFAULT 0, finished REAL NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+  size INTEGER NOT NULL, received INTEGER NOT NULL DEFAULT 0, complete INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFERENCES jobs(id),
   time REAL NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 )";
@@ -263,6 +265,32 @@ int Store::requeue_interrupted() {
   const int n = db_.changes();
   t.commit();
   return n;
+}
+
+Store::Upload Store::add_upload(const User& user, const std::string& name, int64_t size) {
+  std::lock_guard lock(mutex_);
+  Upload u{random_token("").substr(0, 24), name, user.id, size, 0, false};
+  db_.prepare("INSERT INTO uploads (id, user_id, name, size, created) VALUES (?, ?, ?, ?, ?)")
+      .bind(1, u.id)
+      .bind(2, user.id)
+      .bind(3, name)
+      .bind(4, size)
+      .bind(5, now())
+      .run();
+  return u;
+}
+
+std::optional<Store::Upload> Store::upload(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare("SELECT id, name, user_id, size, received, complete FROM uploads WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return Upload{s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.integer(5) != 0};
+}
+
+void Store::record_upload(const std::string& id, int64_t received, bool complete) {
+  std::lock_guard lock(mutex_);
+  db_.prepare("UPDATE uploads SET received = ?, complete = ? WHERE id = ?").bind(1, received).bind(2, int64_t(complete)).bind(3, id).run();
 }
 
 void Store::add_event(int64_t id, const std::string& kind, const std::string& message) {

@@ -91,6 +91,16 @@ class Store {
   // At start-up: every job left running by a dead server goes back to the queue. Returns how many.
   int requeue_interrupted();
 
+  // Uploads (resumable: a client sends byte ranges in order and asks how much arrived).
+  struct Upload {
+    std::string id, name;
+    int64_t user_id = 0, size = 0, received = 0;
+    bool complete = false;
+  };
+  Upload add_upload(const User& user, const std::string& name, int64_t size);
+  std::optional<Upload> upload(const std::string& id);
+  void record_upload(const std::string& id, int64_t received, bool complete);
+
   void add_event(int64_t id, const std::string& kind, const std::string& message);
   std::vector<JobEvent> events(int64_t id);
 

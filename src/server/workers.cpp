@@ -56,7 +56,9 @@ fs::path Workers::output_path(const fs::path& data_dir, const JobRecord& job) {
 fs::path Workers::job_dir(const fs::path& data_dir, int64_t id) { return data_dir / "jobs" / std::to_string(id); }
 
 void Workers::loop(const std::string& device) {
-  while (!stopping_) {
+  // A SIGTERM stops the running job at once (run() sees it), before stop() is called: no slot may
+  // claim the job it just requeued, or any other, from then on.
+  while (!stopping_ && !stop_requested()) {
     std::optional<JobRecord> job;
     try {
       job = store_.claim_next();

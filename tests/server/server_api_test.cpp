@@ -4,7 +4,11 @@
 // loopback rule.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -413,6 +417,73 @@ TEST(ServeApi, ThePreviewShowsTheInputLeftAndThePipelineRight) {
   EXPECT_LT(right / (3 * n), 3.0) << "the right half is the input negated";
   EXPECT_EQ(c->Post("/api/preview", bearer(token), json{{"input", "clips/cfr.mkv"}, {"pipeline", "resize:scale=nan"}}.dump(), "application/json")->status, 400);
   EXPECT_EQ(c->Post("/api/preview", bearer(token), json{{"input", "escape/secret.mkv"}}.dump(), "application/json")->status, 403);
+}
+
+// A PUT that announces `length` bytes of body but sends only `sent` of them, then hangs up: a
+// connection cut midway through a chunk.
+void cut_put(int port, const std::string& path, const std::string& token, const std::string& range, size_t length, const std::string& sent) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string head = "PUT " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\nContent-Range: " + range +
+                           "\r\nContent-Length: " + std::to_string(length) + "\r\n\r\n";
+  ASSERT_EQ(send(fd, head.data(), head.size(), 0), ssize_t(head.size()));
+  ASSERT_EQ(send(fd, sent.data(), sent.size(), 0), ssize_t(sent.size()));
+  close(fd);
+}
+
+// An upload in chunks, cut midway through one, resumed from what the server says arrived, then
+// used as a job's input: the job's frames equal `framelift run`'s on the original file.
+TEST(ServeApi, AnUploadCutMidwayResumesAndBecomesAJobsInput) {
+  Site site;
+  const std::string alice = site.token("alice"), bob = site.token("bob");
+  std::vector<std::string> args = site.args();
+  ServerProcess server(args, site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  std::ifstream in(site.media / "clips" / "cfr.mkv", std::ios::binary);
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t n = file.size();
+
+  EXPECT_EQ(c->Post("/api/uploads", bearer(alice), json{{"name", "big.mkv"}, {"size", int64_t(1) << 40}}.dump(), "application/json")->status, 413);
+  auto created = c->Post("/api/uploads", bearer(alice), json{{"name", "up.mkv"}, {"size", n}}.dump(), "application/json");
+  ASSERT_EQ(created->status, 201) << created->body;
+  const std::string id = json::parse(created->body)["id"];
+  const std::string path = "/api/uploads/" + id;
+  auto put = [&](size_t a, size_t b) {
+    httplib::Headers h = bearer(alice);
+    h.emplace("Content-Range", "bytes " + std::to_string(a) + "-" + std::to_string(b - 1) + "/" + std::to_string(n));
+    return c->Put(path.c_str(), h, file.substr(a, b - a), "application/octet-stream");
+  };
+  const size_t third = n / 3;
+  ASSERT_EQ(put(0, third)->status, 200);
+  // Out of order: refused with what arrived, nothing written.
+  auto skipped = put(2 * third, n);
+  EXPECT_EQ(skipped->status, 409);
+  EXPECT_EQ(json::parse(skipped->body)["received"], third);
+  // Cut midway through the second chunk: not counted.
+  cut_put(server.port(), path, alice, "bytes " + std::to_string(third) + "-" + std::to_string(2 * third - 1) + "/" + std::to_string(n),
+          third, file.substr(third, third / 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto status = json::parse(c->Get(path, bearer(alice))->body);
+  EXPECT_EQ(status["received"], third) << status.dump();
+  EXPECT_EQ(c->Get(path, bearer(bob))->status, 404) << "another user's upload";
+  // A job cannot use it before it is complete.
+  EXPECT_EQ(c->Post("/api/jobs", bearer(alice), json{{"upload", id}, {"output", "o.mkv"}}.dump(), "application/json")->status, 409);
+  // Resume from there.
+  ASSERT_EQ(put(third, 2 * third)->status, 200);
+  auto last = put(2 * third, n);
+  ASSERT_EQ(last->status, 200);
+  EXPECT_TRUE(json::parse(last->body)["complete"].get<bool>());
+  EXPECT_EQ(c->Post("/api/jobs", bearer(bob), json{{"upload", id}, {"output", "o.mkv"}}.dump(), "application/json")->status, 404);
+  const int64_t job = submit(*c, alice, json{{"upload", id}, {"output", "out.mkv"}, {"pipeline", "resize:scale=0.5"}, {"codec", "ffv1"}}.dump());
+  const json done = wait_until_finished(*c, alice, job);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
+  EXPECT_EQ(done["input"], "upload:" + id);
+  expect_same_frames(site.data / "outputs" / std::to_string(job) / "out.mkv", reference_frames(site));
 }
 
 TEST(ServeApi, OtherAddressesNeedHttpsAndHttpsServes) {
