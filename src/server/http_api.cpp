@@ -148,17 +148,28 @@ class Routes {
     if (!parsed) return;
     const json& body = *parsed;
     if (body.contains("upload")) return create_job_from(*u, body, upload_input(*u, body, res), res);
-    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root (or upload: an upload's id) is required");
+    if (const std::optional<Resolved> in = media_input(body, res)) create_job_from(*u, body, *in, res);
+  }
+
+  // The file a body's "input" (and optional "root") names inside the media roots; nullopt after
+  // replying 400 (missing, malformed, not a file) or 403 (outside the roots).
+  std::optional<Resolved> media_input(const json& body, httplib::Response& res) {
+    auto refuse = [&](int status, const std::string& why) {
+      error(res, status, why);
+      return std::nullopt;
+    };
+    if (!body.contains("input") || !body["input"].is_string()) return refuse(400, "input: a path relative to a media root is required");
     std::optional<int> root;
     if (body.contains("root")) {
-      if (!body["root"].is_number_integer()) return error(res, 400, "root must be a media root's index");
+      if (!body["root"].is_number_integer()) return refuse(400, "root must be a media root's index");
       root = body["root"].get<int>();
     }
-    const Resolved in = c_.media.resolve(body["input"].get<std::string>(), root);
-    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
-    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
-    if (!fs::is_regular_file(in.path)) return error(res, 400, body["input"].get<std::string>() + ": not a file");
-    create_job_from(*u, body, in, res);
+    const std::string input = body["input"];
+    const Resolved in = c_.media.resolve(input, root);
+    if (in.status == Resolved::Status::Outside) return refuse(403, in.why);
+    if (in.status != Resolved::Status::Ok) return refuse(400, in.why);
+    if (!fs::is_regular_file(in.path)) return refuse(400, input + ": not a file");
+    return in;
   }
 
   // An upload of `u`'s, complete, as a job's input; Malformed (after replying) otherwise.
@@ -266,12 +277,10 @@ class Routes {
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
     const json& body = *parsed;
-    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
-    const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
-    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
-    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
+    const std::optional<Resolved> in = media_input(body, res);
+    if (!in) return;
     PlanRequest p;
-    p.input = in.path.string();
+    p.input = in->path.string();
     p.pipeline = body.value("pipeline", std::string());
     if (body.contains("codec") && body["codec"].is_string()) p.codec = body["codec"];
     p.local = true;
@@ -289,16 +298,14 @@ class Routes {
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
     const json& body = *parsed;
-    if (!body.contains("input") || !body["input"].is_string()) return error(res, 400, "input: a path relative to a media root is required");
-    const Resolved in = c_.media.resolve(body["input"], body.contains("root") && body["root"].is_number_integer() ? std::optional<int>(body["root"].get<int>()) : std::nullopt);
-    if (in.status == Resolved::Status::Outside) return error(res, 403, in.why);
-    if (in.status != Resolved::Status::Ok) return error(res, 400, in.why);
+    const std::optional<Resolved> in = media_input(body, res);
+    if (!in) return;
     const double t = body.contains("time") && body["time"].is_number() ? body["time"].get<double>() : 0.0;
     const fs::path png = c_.data_dir / "previews" / (std::to_string(u->id) + ".png");
     std::error_code ec;
     fs::create_directories(png.parent_path(), ec);
     try {
-      render_preview({in.path.string(), body.value("pipeline", std::string()), t}, png);
+      render_preview({in->path.string(), body.value("pipeline", std::string()), t}, png);
     } catch (const Error& e) {
       return error(res, e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::Input ? 400 : 500, e.what());
     }
