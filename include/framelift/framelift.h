@@ -10,6 +10,7 @@
 //   framelift/source.h    decoded frames of a file, in memory
 //   framelift/sink.h      frames from memory encoded into a file
 //   framelift/plan.h      which GPU and provider fit a job: memory, time, cost
+//   framelift/models.h    the model library: catalog and installed models, install by name
 //   framelift/profile.h   a pipeline measured on a sample of a video: the planner's calibration
 //   framelift/frame.h     frames in memory
 //   framelift/error.h     the one error type and its exit codes
@@ -17,6 +18,7 @@
 #include "framelift/error.h"
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"
+#include "framelift/models.h"
 #include "framelift/plan.h"
 #include "framelift/profile.h"
 #include "framelift/job.h"
