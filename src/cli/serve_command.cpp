@@ -48,6 +48,11 @@ void add_serve_command(CLI::App& app, Command& selected) {
   cmd->add_option("--max-jobs-per-user", o->max_active_jobs_per_user, "Queued plus running jobs a user may have")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  cmd->add_option("--price-per-hour", o->price_per_hour, "USD one worker slot (GPU) costs per hour: jobs show what they spent")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
+  auto offline = std::make_shared<bool>(false);
+  cmd->add_flag("--offline-models", *offline, "The model library installs from local npm tarballs only, never downloads");
   cmd->footer(
       "Examples:\n"
       "  framelift serve token add alice --data /srv/framelift\n"
@@ -58,6 +63,7 @@ void add_serve_command(CLI::App& app, Command& selected) {
     if (selected) return;  // `serve token add` chose already
     selected = [=] {
       server::ServeOptions options = *o;
+      options.model_downloads = !*offline;
       for (const std::string& m : *media) options.media.emplace_back(m);
       for (size_t start = 0; !devices->empty() && start <= devices->size();) {
         const size_t comma = devices->find(',', start);

@@ -2,13 +2,16 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include <framelift/error.h>
+#include <framelift/models.h>
 #include <framelift/pipeline.h>
 #include <framelift/plan.h>
 #include <framelift/version.h>
@@ -18,6 +21,7 @@
 #include "server/preview.h"
 #include "server/store.h"
 #include "server/uploads.h"
+#include "server/openapi_document.h"
 #include "server/web_page.h"
 #include "server/workers.h"
 
@@ -33,8 +37,18 @@ void reply(httplib::Response& res, int status, const json& body) {
 
 void error(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
 
-json job_view(const JobRecord& j) {
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A job as the API shows it. ETA from the last measured speed; spent: the running time since
+// the job last started, at the server's --price-per-hour for one worker slot.
+json job_view(const JobRecord& j, double price_per_hour) {
   const json& o = j.spec.options;
+  const double end = j.finished > 0 ? j.finished : now_seconds();
+  const double ran = j.started > 0 && end > j.started ? end - j.started : 0.0;
+  const bool running = j.state == JobState::Running;
+  const double eta = running && j.fps > 0 && j.frames_total > j.frames_in ? double(j.frames_total - j.frames_in) / j.fps : 0.0;
   json v = {{"id", j.id},
             {"user", j.user},
             {"input", o.value("input", std::string())},
@@ -44,7 +58,8 @@ json job_view(const JobRecord& j) {
             {"priority", j.spec.priority},
             {"state", job_state_name(j.state)},
             {"progress", {{"frames", j.frames_in}, {"total", j.frames_total}, {"fps", j.fps},
-                          {"percent", j.frames_total > 0 ? 100.0 * double(j.frames_in) / double(j.frames_total) : 0.0}}},
+                          {"percent", j.frames_total > 0 ? 100.0 * double(j.frames_in) / double(j.frames_total) : 0.0},
+                          {"eta_s", eta}, {"running_s", ran}, {"spent", ran * price_per_hour / 3600.0}}},
             {"created", j.created},
             {"started", j.started},
             {"finished", j.finished}};
@@ -146,9 +161,14 @@ class Routes {
     if (!u) return;
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
-    const json& body = *parsed;
-    if (body.contains("upload")) return create_job_from(*u, body, upload_input(*u, body, res), res);
-    if (const std::optional<Resolved> in = media_input(body, res)) create_job_from(*u, body, *in, res);
+    if (const std::optional<Resolved> in = input_of(*u, *parsed, res)) create_job_from(*u, *parsed, *in, res);
+  }
+
+  // A body's input: "upload" (one of the user's complete uploads) or "input" (a media root's
+  // file); nullopt after replying.
+  std::optional<Resolved> input_of(const User& u, const json& body, httplib::Response& res) {
+    if (body.contains("upload")) return upload_input(u, body, res);
+    return media_input(body, res);
   }
 
   // The file a body's "input" (and optional "root") names inside the media roots; nullopt after
@@ -172,24 +192,25 @@ class Routes {
     return in;
   }
 
-  // An upload of `u`'s, complete, as a job's input; Malformed (after replying) otherwise.
-  Resolved upload_input(const User& u, const json& body, httplib::Response& res) {
-    Resolved r;
+  // An upload of `u`'s, complete, as an input; nullopt after replying 404 or 409.
+  std::optional<Resolved> upload_input(const User& u, const json& body, httplib::Response& res) {
     auto up = body["upload"].is_string() ? c_.store.upload(body["upload"]) : std::nullopt;
     if (!up || up->user_id != u.id) {
       error(res, 404, "no such upload");
-    } else if (!up->complete) {
-      error(res, 409, "the upload has " + std::to_string(up->received) + " of its " + std::to_string(up->size) + " bytes");
-    } else {
-      r.status = Resolved::Status::Ok;
-      r.path = c_.uploads.file(*up);
-      r.root = -1;
+      return std::nullopt;
     }
+    if (!up->complete) {
+      error(res, 409, "the upload has " + std::to_string(up->received) + " of its " + std::to_string(up->size) + " bytes");
+      return std::nullopt;
+    }
+    Resolved r;
+    r.status = Resolved::Status::Ok;
+    r.path = c_.uploads.file(*up);
+    r.root = -1;
     return r;
   }
 
   void create_job_from(const User& user, const json& body, const Resolved& in, httplib::Response& res) {
-    if (in.status != Resolved::Status::Ok) return;  // replied already
     if (!body.contains("output") || !body["output"].is_string() || !valid_output_name(body["output"]))
       return error(res, 400, "output: a plain file name with an extension is required (out.mkv)");
     JobSpec spec;
@@ -273,11 +294,12 @@ class Routes {
   }
 
   void plan(const httplib::Request& req, httplib::Response& res) {
-    if (!user(req, res)) return;
+    auto u = user(req, res);
+    if (!u) return;
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
     const json& body = *parsed;
-    const std::optional<Resolved> in = media_input(body, res);
+    const std::optional<Resolved> in = input_of(*u, body, res);
     if (!in) return;
     PlanRequest p;
     p.input = in->path.string();
@@ -298,7 +320,7 @@ class Routes {
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
     const json& body = *parsed;
-    const std::optional<Resolved> in = media_input(body, res);
+    const std::optional<Resolved> in = input_of(*u, body, res);
     if (!in) return;
     const double t = body.contains("time") && body["time"].is_number() ? body["time"].get<double>() : 0.0;
     const fs::path png = c_.data_dir / "previews" / (std::to_string(u->id) + ".png");
@@ -325,7 +347,7 @@ class Routes {
     res.set_chunked_content_provider("text/event-stream", [c, id](size_t, httplib::DataSink& sink) {
       std::optional<JobRecord> now = c->store.job(id);
       if (!now) return false;
-      const std::string event = "data: " + job_view(*now).dump() + "\n\n";
+      const std::string event = "data: " + job_view(*now, c->price_per_hour).dump() + "\n\n";
       if (!sink.write(event.data(), event.size())) return false;
       const bool over = now->state != JobState::Queued && now->state != JobState::Running;
       if (over || c->stopping) {
@@ -396,29 +418,19 @@ class Routes {
     reply(res, 200, {{"root", root}, {"roots", c_.media.size()}, {"entries", list}});
   }
 
-  ApiContext& c_;
-};
+  void health(const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"status", "ok"}, {"version", version()}}); }
 
-}  // namespace
-
-void add_api_routes(httplib::Server& server, ApiContext& context) {
-  auto routes = std::make_shared<Routes>(context);
-  server.Get("/api/health", [](const httplib::Request&, httplib::Response& res) {
-    reply(res, 200, {{"status", "ok"}, {"version", version()}});
-  });
-  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+  void page(const httplib::Request&, httplib::Response& res) {
     // The page is ours alone: no framing by other sites, no scripts from anywhere else.
     res.set_header("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_content(web_page(), "text/html; charset=utf-8");
-  });
-  server.Post("/api/login", [routes](const httplib::Request& req, httplib::Response& res) { routes->login(req, res); });
-  server.Get("/api/session", [routes](const httplib::Request& req, httplib::Response& res) { routes->session(req, res); });
-  server.Post("/api/logout", [routes](const httplib::Request& req, httplib::Response& res) { routes->logout(req, res); });
-  server.Post("/api/preview", [routes](const httplib::Request& req, httplib::Response& res) { routes->preview(req, res); });
-  server.Post("/api/plan", [routes](const httplib::Request& req, httplib::Response& res) { routes->plan(req, res); });
-  server.Get("/api/stages", [routes](const httplib::Request& req, httplib::Response& res) {
-    if (!routes->user(req, res)) return;
+  }
+
+  void openapi(const httplib::Request&, httplib::Response& res) { res.set_content(openapi_document(), "application/json"); }
+
+  void stages(const httplib::Request& req, httplib::Response& res) {
+    if (!user(req, res)) return;
     json list = json::array();
     for (const StageInfo& st : list_stages()) {
       json options = json::array();
@@ -427,56 +439,164 @@ void add_api_routes(httplib::Server& server, ApiContext& context) {
       list.push_back({{"name", st.name}, {"summary", st.summary}, {"options", options}});
     }
     reply(res, 200, {{"stages", list}});
-  });
-  server.Get(R"(/api/jobs/(\d{1,18})/stream)", [routes](const httplib::Request& req, httplib::Response& res) { routes->stream(req, res); });
-  server.Post("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) { routes->create_job(req, res); });
-  server.Get("/api/jobs", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+  }
+
+  void list_jobs(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
     json list = json::array();
-    for (const JobRecord& j : routes->c_.store.jobs_of(*u)) list.push_back(job_view(j));
+    for (const JobRecord& j : c_.store.jobs_of(*u)) list.push_back(job_view(j, c_.price_per_hour));
     reply(res, 200, {{"jobs", list}});
-  });
-  server.Get(R"(/api/jobs/(\d{1,18}))", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+  }
+
+  void get_job(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
-    if (auto j = routes->visible_job(*u, req.matches[1], res)) reply(res, 200, job_view(*j));
-  });
-  server.Get(R"(/api/jobs/(\d{1,18})/events)", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+    if (auto j = visible_job(*u, req.matches[1], res)) reply(res, 200, job_view(*j, c_.price_per_hour));
+  }
+
+  void job_events(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
-    auto j = routes->visible_job(*u, req.matches[1], res);
+    auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
     json list = json::array();
-    for (const JobEvent& e : routes->c_.store.events(j->id)) list.push_back({{"time", e.time}, {"kind", e.kind}, {"message", e.message}});
+    for (const JobEvent& e : c_.store.events(j->id)) list.push_back({{"time", e.time}, {"kind", e.kind}, {"message", e.message}});
     reply(res, 200, {{"events", list}});
-  });
-  server.Post(R"(/api/jobs/(\d{1,18})/cancel)", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+  }
+
+  void cancel(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
-    auto j = routes->visible_job(*u, req.matches[1], res);
+    auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
-    if (!routes->c_.store.request_cancel(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
-    reply(res, 202, job_view(*routes->c_.store.job(j->id)));
-  });
-  server.Post(R"(/api/jobs/(\d{1,18})/retry)", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+    if (!c_.store.request_cancel(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
+    reply(res, 202, job_view(*c_.store.job(j->id), c_.price_per_hour));
+  }
+
+  void retry(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
-    auto j = routes->visible_job(*u, req.matches[1], res);
+    auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
-    if (!routes->c_.store.retry(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
-    routes->c_.workers.wake();
-    reply(res, 202, job_view(*routes->c_.store.job(j->id)));
-  });
-  server.Get(R"(/api/jobs/(\d{1,18})/output)", [routes](const httplib::Request& req, httplib::Response& res) { routes->output(req, res); });
-  server.Post("/api/uploads", [routes](const httplib::Request& req, httplib::Response& res) { routes->create_upload(req, res); });
-  server.Put(R"(/api/uploads/([0-9a-f]{24}))", [routes](const httplib::Request& req, httplib::Response& res) { routes->put_chunk(req, res); });
-  server.Get(R"(/api/uploads/([0-9a-f]{24}))", [routes](const httplib::Request& req, httplib::Response& res) {
-    auto u = routes->user(req, res);
+    if (!c_.store.retry(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
+    c_.workers.wake();
+    reply(res, 202, job_view(*c_.store.job(j->id), c_.price_per_hour));
+  }
+
+  void get_upload(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
     if (!u) return;
-    if (auto up = routes->visible_upload(*u, req.matches[1], res)) reply(res, 200, Routes::upload_view(*up));
-  });
-  server.Get("/api/media", [routes](const httplib::Request& req, httplib::Response& res) { routes->media_list(req, res); });
+    if (auto up = visible_upload(*u, req.matches[1], res)) reply(res, 200, upload_view(*up));
+  }
+
+  void models(const httplib::Request& req, httplib::Response& res) {
+    if (!user(req, res)) return;
+    json list = json::array();
+    try {
+      for (const ModelEntry& m : list_models())
+        list.push_back({{"name", m.name}, {"task", m.task}, {"architecture", m.architecture}, {"scale", m.scale},
+                        {"description", m.description}, {"license", m.license}, {"catalog", m.in_catalog},
+                        {"installed", m.installed}, {"source", m.source}});
+    } catch (const Error& e) {
+      return error(res, 500, e.what());
+    }
+    reply(res, 200, {{"models", list}});
+  }
+
+  // Installs a catalog model into the server's model cache, shared by every user: admins only.
+  // Synchronous; one install at a time (the cache's contract, framelift/models.h).
+  void install_model(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    if (!u->admin) return error(res, 403, "only an admin installs models (they are shared by every user)");
+    const std::optional<json> parsed = json_body(req, res);
+    if (!parsed) return;
+    if (!parsed->contains("name") || !(*parsed)["name"].is_string()) return error(res, 400, "give {\"name\": CATALOG_NAME}");
+    const std::string name = (*parsed)["name"];
+    std::lock_guard<std::mutex> one_at_a_time(install_mutex_);
+    ModelInstallResult r;
+    try {
+      const std::vector<ModelEntry> known = list_models();
+      if (std::none_of(known.begin(), known.end(), [&](const ModelEntry& m) { return m.in_catalog && m.name == name; }))
+        return error(res, 404, "model '" + name + "': not in the catalog (GET /api/models lists it)");
+      r = install_models({name}, {.download = c_.model_downloads});
+    } catch (const Error& e) {
+      return error(res, 500, e.what());
+    }
+    if (!r.problems.empty()) {
+      const ErrorKind k = r.problems.front().kind;
+      return error(res, k == ErrorKind::Model ? 422 : 502, r.problems.front().message);
+    }
+    reply(res, 200, {{"installed", r.installed}, {"unchanged", r.unchanged}, {"notes", r.notes}});
+  }
+
+  ApiContext& c_;
+  std::mutex install_mutex_;
+};
+
+using Handler = void (Routes::*)(const httplib::Request&, httplib::Response&);
+
+struct RouteEntry {
+  const char* method;
+  const char* path;  // as docs/openapi.json writes it: {id} a job, {upload} an upload
+  Handler handle;
+};
+
+// Every route, once: what is registered, and what tests/server compares with docs/openapi.json.
+constexpr RouteEntry kRoutes[] = {
+    {"GET", "/", &Routes::page},
+    {"GET", "/api/health", &Routes::health},
+    {"GET", "/api/openapi.json", &Routes::openapi},
+    {"POST", "/api/login", &Routes::login},
+    {"GET", "/api/session", &Routes::session},
+    {"POST", "/api/logout", &Routes::logout},
+    {"GET", "/api/stages", &Routes::stages},
+    {"GET", "/api/media", &Routes::media_list},
+    {"POST", "/api/plan", &Routes::plan},
+    {"POST", "/api/preview", &Routes::preview},
+    {"POST", "/api/jobs", &Routes::create_job},
+    {"GET", "/api/jobs", &Routes::list_jobs},
+    {"GET", "/api/jobs/{id}", &Routes::get_job},
+    {"GET", "/api/jobs/{id}/events", &Routes::job_events},
+    {"GET", "/api/jobs/{id}/stream", &Routes::stream},
+    {"POST", "/api/jobs/{id}/cancel", &Routes::cancel},
+    {"POST", "/api/jobs/{id}/retry", &Routes::retry},
+    {"GET", "/api/jobs/{id}/output", &Routes::output},
+    {"POST", "/api/uploads", &Routes::create_upload},
+    {"PUT", "/api/uploads/{upload}", &Routes::put_chunk},
+    {"GET", "/api/uploads/{upload}", &Routes::get_upload},
+    {"GET", "/api/models", &Routes::models},
+    {"POST", "/api/models/install", &Routes::install_model},
+};
+
+// The path's parameters as httplib's regular expressions: job ids are decimal, upload ids hex.
+std::string path_pattern(std::string path) {
+  static const std::pair<std::string, std::string> params[] = {{"{id}", R"((\d{1,18}))"}, {"{upload}", "([0-9a-f]{24})"}};
+  for (const auto& [param, pattern] : params)
+    for (size_t at; (at = path.find(param)) != std::string::npos;) path.replace(at, param.size(), pattern);
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> api_routes() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const RouteEntry& r : kRoutes) out.emplace_back(r.method, r.path);
+  return out;
+}
+
+void add_api_routes(httplib::Server& server, ApiContext& context) {
+  auto routes = std::make_shared<Routes>(context);
+  for (const RouteEntry& r : kRoutes) {
+    const std::string pattern = path_pattern(r.path);
+    const Handler handle = r.handle;
+    auto call = [routes, handle](const httplib::Request& req, httplib::Response& res) { ((*routes).*handle)(req, res); };
+    const std::string method = r.method;
+    if (method == "GET") server.Get(pattern, call);
+    else if (method == "POST") server.Post(pattern, call);
+    else if (method == "PUT") server.Put(pattern, call);
+  }
 }
 
 }  // namespace framelift::server

@@ -5,6 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace httplib {
 class Server;
@@ -28,10 +31,15 @@ struct ApiContext {
   Uploads& uploads;
   int64_t max_upload_bytes;
   size_t max_json_bytes;
+  double price_per_hour = 0;           // USD per worker slot and hour: a job's "spent"
+  bool model_downloads = true;         // POST /api/models/install may download (else npm tarballs only)
   bool tls = false;                    // session cookies are then Secure
   std::atomic<bool> stopping{false};   // set before the server stops: event streams end
 };
 
 void add_api_routes(httplib::Server& server, ApiContext& context);
+
+// Every route as (method, path), paths as docs/openapi.json writes them ("/api/jobs/{id}").
+std::vector<std::pair<std::string, std::string>> api_routes();
 
 }  // namespace framelift::server

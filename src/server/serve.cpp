@@ -78,7 +78,7 @@ void serve(const ServeOptions& o) {
   Authenticator auth(store);
   Uploads uploads(store, o.data);
   ApiContext context{store,   workers, media, auth, o.data, o.max_active_jobs_per_user, uploads, o.max_upload_bytes, o.max_request_bytes,
-                     !o.tls_cert.empty()};
+                     o.price_per_hour, o.model_downloads, !o.tls_cert.empty()};
   add_api_routes(*http, context);
   // Upload chunks are the largest bodies; JSON routes hold theirs to max_request_bytes.
   http->set_payload_max_length(std::max(o.max_request_bytes, o.max_chunk_bytes));

@@ -20,6 +20,8 @@ struct ServeOptions {
   size_t max_request_bytes = 1 << 20;             // JSON bodies
   int64_t max_upload_bytes = int64_t(16) << 30;    // one uploaded file
   size_t max_chunk_bytes = size_t(16) << 20;       // one PUT of an upload
+  double price_per_hour = 0;                      // USD per worker slot and hour (jobs show what they spent)
+  bool model_downloads = true;                    // the model library may download (false: npm tarballs only)
   std::function<void(const std::string& url)> on_listening;  // called once bound (the CLI prints it)
 };
 
