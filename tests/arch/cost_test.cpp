@@ -247,6 +247,10 @@ TEST(ArchCost, DrctMatchesTheHandCount) {
   EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 256);
   // Without conv_after_body ("identity") one 3x3 fewer.
   EXPECT_NEAR(k.macs_per_px - cost("drct", 4, {{"conv_after_body", 0}}).macs_per_px, e * e * 9, 1e-6);
+  // Weights: upstream's DRCT x4 and DRCT-L x4 have 14,139,579 and 27,580,719 parameters (counted on
+  // spandrel's module); the walk leaves out the LayerNorms and position tables, about 1%.
+  EXPECT_NEAR(k.params / 14139579, 1, 0.02) << k.params;
+  EXPECT_NEAR(cost("drct", 4, {{"layers", 12}}).params / 27580719, 1, 0.02);
 }
 
 TEST(ArchCost, PlksrMatchesTheHandCount) {
