@@ -183,6 +183,10 @@ TEST(ArchDrct, WrongAndMissingTensorsAndUnsupportedVariantsAreRefusedByName) {
   d = drct_shapes(c);
   d["absolute_pos_embed"] = at::zeros({1, 256, 16});
   ft::expect_refused(d, "DRCT layout: absolute_pos_embed");
+  // qkv_bias=False (upstream's option, no published model): the missing bias is named.
+  d = drct_shapes(c);
+  d.erase("layers.0.swin1.attn.qkv.bias");
+  ft::expect_refused(d, "layers.0.swin1.attn.qkv.bias");
   // Groups with other head counts than the first.
   d = drct_shapes({.embed = 16, .layers = 2, .heads = 4, .window = 8, .hidden = 32, .growth = 6, .feat = 16, .scale = 2});
   d["layers.1.swin1.attn.relative_position_bias_table"] = at::zeros({225, 2});
