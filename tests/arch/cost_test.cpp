@@ -227,6 +227,32 @@ TEST(ArchCost, DatMatchesTheHandCount) {
   EXPECT_EQ(cost("dat", 4, {{"split_width", 16}}).tile_grid, 16);
 }
 
+TEST(ArchCost, DrctMatchesTheHandCount) {
+  // DRCT x4 (embed 180, 6 dense groups, 6 heads, window 16, growth 32, MLP 360): per group five
+  // Swin layers at 180 + 32 k channels (qkv, the attention over 256 tokens, projection, MLP at
+  // twice the width for k < 3 and at the width for the last two), each followed by its 1x1 fusion
+  // to 32 channels (the last to 180); then SwinIR's tail.
+  const double e = 180, gc = 32, t = 256;
+  const ArchCost k = cost("drct", 4, {{"embed_dim", e}, {"layers", 6}, {"heads", 6}, {"window_size", 16}, {"mlp_hidden", 2 * e},
+                                      {"growth", gc}, {"num_feat", 64}});
+  double group = 0;
+  for (int j = 0; j < 5; ++j) {
+    const double c = e + j * gc, h = j < 3 ? 2 * c : c;
+    group += 4 * c * c + 2 * t * c + 2 * c * h + c * (j < 4 ? gc : e);
+  }
+  EXPECT_NEAR(k.macs_per_px, 3 * e * 9 + 6 * group + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16, 1e-6);
+  EXPECT_EQ(k.size_multiple, 16);
+  EXPECT_EQ(k.tile_overlap, 32);
+  // The scores of swin1's 6 heads over 256 tokens and their softmax are the peak.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 256);
+  // Without conv_after_body ("identity") one 3x3 fewer.
+  EXPECT_NEAR(k.macs_per_px - cost("drct", 4, {{"conv_after_body", 0}}).macs_per_px, e * e * 9, 1e-6);
+  // Weights: upstream's DRCT x4 and DRCT-L x4 have 14,139,579 and 27,580,719 parameters (counted on
+  // spandrel's module); the walk leaves out the LayerNorms and position tables, about 1%.
+  EXPECT_NEAR(k.params / 14139579, 1, 0.02) << k.params;
+  EXPECT_NEAR(cost("drct", 4, {{"layers", 12}}).params / 27580719, 1, 0.02);
+}
+
 TEST(ArchCost, PlksrMatchesTheHandCount) {
   // src/models/plksr.cpp: the stem (3 -> c), per block the CCM (3x3 c -> 2c, 1x1 2c -> c), the
   // 17x17 over c / 4 channels, the attention's 3x3 and the 1x1 refine, then the tail c -> 3 s^2.

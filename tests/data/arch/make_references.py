@@ -571,6 +571,50 @@ def mosr_configs(spandrel):
     }
 
 
+def drct_configs(spandrel):
+    module = spandrel_arch(spandrel, "DRCT/__arch/drct_arch.py")
+
+    class Padded(module.DRCT):
+        """Upstream's network does not pad itself: DRCT's test code (ming053l/DRCT, as HAT's) reflect-
+        pads the input on the right and bottom to the window and crops the output. Same state dict."""
+
+        def forward(self, x):
+            h, w = x.shape[2:]
+            ws = self.window_size
+            y = super().forward(torch.nn.functional.pad(x, (0, -w % ws, 0, -h % ws), "reflect"))
+            return y[:, :, : h * self.upscale, : w * self.upscale]
+
+    def drct(num_feat, **kw):
+        kw = dict(dict(in_chans=3, qkv_bias=True, drop_path_rate=0.0, img_range=1.0, upsampler="pixelshuffle"), **kw)
+        model = Padded(**kw)
+        # Upstream fixes the reconstruction at 64 features; narrowed (as DAT's) to keep the file small.
+        model.conv_before_upsample[0] = torch.nn.Conv2d(kw["embed_dim"], num_feat, 3, 1, 1)
+        model.upsample = module.Upsample(kw["upscale"], num_feat)
+        model.conv_last = torch.nn.Conv2d(num_feat, kw["in_chans"], 3, 1, 1)
+
+        def reseed(name, p, g):
+            # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
+            if ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_bias_table"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # DRCT's layout (published: embed 180, 6 (DRCT) or 12 (DRCT-L) dense groups, 6 heads, window 16,
+        # growth 32, MLP ratio 2) narrowed: embed 16, growth 6 and 4 heads give the dense blocks 4, 2, 4,
+        # 2, 4 heads as upstream's rule does for 180/32/6; window 8 (16's stored index tables alone
+        # would take 5 MB); a 16 px training crop stores shift masks, so blocks 2 and 4 shift; x2.
+        "drct-w8-x2": (lambda: drct(16, embed_dim=16, depths=[6, 6], num_heads=[4, 4], gc=6, window_size=8, mlp_ratio=2.0,
+                                    img_size=16, upscale=2, resi_connection="1conv"), 1891, (37, 29)),
+        # One group, MLP ratio 1.5, no conv_after_body ("identity"), x3, and a training crop of one
+        # window: upstream then stores no shift masks and shifts no block.
+        "drct-w8-x3-noshift": (lambda: drct(16, embed_dim=20, depths=[6], num_heads=[4], gc=6, window_size=8, mlp_ratio=1.5,
+                                            img_size=8, upscale=3, resi_connection="identity"), 1892, (27, 21)),
+    }
+
+
 def main():
     args = sys.argv[1:]
     vsrife = None
@@ -594,6 +638,7 @@ def main():
     configs.update(fbcnn_configs(spandrel))
     configs.update(scunet_configs(spandrel))
     configs.update(swin2sr_configs(spandrel))
+    configs.update(drct_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     wanted = args[1:] or list(configs)
