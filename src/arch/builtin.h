@@ -25,6 +25,7 @@ Declaration fbcnn_declaration();
 Declaration scunet_declaration();
 Declaration swin2sr_declaration();
 Declaration drct_declaration();
+Declaration srformer_declaration();
 
 // SwinIR's walk (swinir.cpp), with Swin2SR's 1x1 patch embeddings where patch_embeddings is set.
 ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings);

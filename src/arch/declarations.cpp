@@ -26,6 +26,7 @@ const std::vector<Declaration>& declarations() {
       scunet_declaration(),         //
       swin2sr_declaration(),        //
       drct_declaration(),           //
+      srformer_declaration(),       //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

