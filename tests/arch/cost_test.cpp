@@ -251,6 +251,8 @@ TEST(ArchCost, DrctMatchesTheHandCount) {
   // spandrel's module); the walk leaves out the LayerNorms and position tables, about 1%.
   EXPECT_NEAR(k.params / 14139579, 1, 0.02) << k.params;
   EXPECT_NEAR(cost("drct", 4, {{"layers", 12}}).params / 27580719, 1, 0.02);
+}
+
 TEST(ArchCost, SrformerMatchesTheHandCount) {
   // SRFormer x4 (embed 180, 6 groups of 6 blocks, 6 heads, window 24, MLP 360): per block q and kv
   // (E + E/2 outputs), 576 queries each meeting 144 stacked keys (q k^T and attn v over E
