@@ -25,6 +25,7 @@ const std::vector<Declaration>& declarations() {
       fbcnn_declaration(),          //
       scunet_declaration(),         //
       swin2sr_declaration(),        //
+      atd_declaration(),            //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -22,6 +22,7 @@ void register_builtin_architectures() {
   register_architecture(fbcnn_architecture());
   register_architecture(scunet_architecture());
   register_architecture(swin2sr_architecture());
+  register_architecture(atd_architecture());
 }
 
 }  // namespace framelift::models

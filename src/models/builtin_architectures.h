@@ -25,6 +25,7 @@ Architecture nafnet_architecture();           // nafnet.cpp
 Architecture fbcnn_architecture();            // fbcnn.cpp
 Architecture scunet_architecture();           // scunet.cpp
 Architecture swin2sr_architecture();          // swin2sr.cpp
+Architecture atd_architecture();              // atd.cpp
 
 void register_builtin_architectures();
 
