@@ -19,7 +19,8 @@ at::Tensor CategoryAttention::operator()(const at::Tensor& qkv, const at::Tensor
   // The same unstable sort as upstream (torch.sort(stable=False)): most tokens share a category,
   // and which of the tied tokens fall into which group is that sort's order. Same kernel, same order.
   const at::Tensor order = std::get<1>(at::sort(sim.argmax(-1), /*stable=*/false, -1, false));  // [B, N]
-  const at::Tensor sorted = qkv.gather(1, order.unsqueeze(-1).expand({b, n, c3}));
+  // float32 in bf16 runs too (atd.cpp's island): the logits are scaled by up to 100.
+  const at::Tensor sorted = qkv.to(at::kFloat).gather(1, order.unsqueeze(-1).expand({b, n, c3}));
   // The last group is filled up with the sorted tail mirrored (upstream's torch.flip).
   const at::Tensor filled = pad ? at::cat({sorted, sorted.narrow(1, n - pad, pad).flip({1})}, 1) : sorted;
   const at::Tensor parts = filled.reshape({b, groups, gs, 3, heads_, d}).permute({3, 0, 1, 4, 2, 5});  // 3, B, G, heads, gs, d
@@ -28,11 +29,13 @@ at::Tensor CategoryAttention::operator()(const at::Tensor& qkv, const at::Tensor
   const at::Tensor y = at::matmul(attn, parts[2]).permute({0, 1, 3, 2, 4}).reshape({b, n + pad, c}).narrow(1, 0, n);
   // Back in place: the inverse permutation of the sort.
   const at::Tensor inverse = at::empty_like(order).scatter_(-1, order, at::arange(n, order.options()).expand({b, n}));
-  return proj_(y.gather(1, inverse.unsqueeze(-1).expand({b, n, c})));
+  return proj_(y.gather(1, inverse.unsqueeze(-1).expand({b, n, c})).to(qkv.scalar_type()));
 }
 
 void CategoryAttention::visit_weights(const TensorVisitor& f) {
-  f(logit_scale_);
+  at::Tensor probe = logit_scale_;  // kept float32, moved with the rest
+  f(probe);
+  logit_scale_ = logit_scale_.to(probe.device(), at::kFloat);
   proj_.visit_weights(f);
 }
 

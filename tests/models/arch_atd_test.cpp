@@ -5,8 +5,14 @@
 // that the network mirror-pads itself as upstream's forward does, give the upstream output within
 // 80 dB in fp32 (the category groups included: upstream's unstable sort of tied categories is the
 // same libtorch kernel). Every published configuration is detected from a state dict of its
-// shapes; tiles stay within 50 dB of whole frames (with context; the category attention is global)
-// and bf16 within 40 dB of fp32; wrong and missing tensors and the ape variant are refused by name.
+// shapes; wrong and missing tensors and the ape variant are refused by name.
+//
+// Tiles and bf16 do not reach the 50 and 40 dB of the other transformers, and cannot: a token's
+// category group comes from a sort of the whole map's categories, unstable among the many tokens
+// that share one, so any change to the map (a tile's edge, bf16 rounding) regroups tokens across
+// the frame. Upstream itself, in fp32, given only the bf16-rounded input, is 30.3 dB from its own
+// output on the test crop below (28.5 dB for a 48-column crop with 32 px of context; with a stable
+// sort 34.8 and 30.6 dB). The checks here hold framelift to that level.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -14,6 +20,7 @@
 #include <iostream>
 
 #include "infer/threads.h"
+#include "infer/tiler.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
 #include "util/error.h"
@@ -188,12 +195,32 @@ TEST(ArchAtd, TiledMatchesWholeAndBf16MatchesFp32OnARealFrame) {
   framelift::infer::configure_cpu_threads(0);
   auto model = fm::load_model(ft::arch_reference_dir() / "atd-x2.pth");
   const int context = model->info().tile_overlap;
+  EXPECT_EQ(context, 64);
   const ft::TiledAndBf16 r = ft::tiled_and_bf16(*model, ft::real_frame(101, 75).squeeze(0), 48);
   std::cout << "atd-x2: tiled (48 px, " << context << " px context) vs whole " << r.tiled_db << " dB, without context " << r.seams_db
             << " dB; bf16 vs fp32 " << r.bf16_db << " dB\n";
-  EXPECT_GE(r.tiled_db, 50.0);
-  EXPECT_LT(r.seams_db, 50.0) << "tiles without context should show seams: the check above would catch a wrong overlap";
-  EXPECT_GE(r.bf16_db, 40.0);
+  // Upstream's own sensitivity (see the top of this file): about 30 dB.
+  EXPECT_GE(r.tiled_db, 28.0);
+  EXPECT_GE(r.tiled_db, r.seams_db + 3.0) << "the context should matter: a wrong overlap would not gain";
+  EXPECT_GE(r.bf16_db, 30.0);
+}
+
+TEST(ArchAtd, TileContextSweepOnALargerFrame) {
+  // The category groups are formed over the whole map: how much context brings a tile close.
+  framelift::infer::configure_cpu_threads(0);
+  auto model = fm::load_model(ft::arch_reference_dir() / "atd-x2.pth");
+  const at::Tensor frame = ft::real_frame(192, 128).squeeze(0);
+  const at::Tensor whole = framelift::infer::upscale_tiled(*model, frame, {.tile = 0});
+  std::vector<double> dbs;
+  for (int context : {0, 32, 64}) {
+    dbs.push_back(ft::psnr_in_range(framelift::infer::upscale_tiled(*model, frame, {.tile = 64, .overlap = context}), whole));
+    std::cout << "atd-x2 192x128: 64 px tiles, " << context << " px context: " << dbs.back() << " dB\n";
+  }
+  // Measured 24.3, 27.6, 30.1 dB (16 px: 25.3, 96 px: 30.7): context helps up to about 64 px and
+  // no amount makes tiles exact; the declared 64 px is that knee.
+  EXPECT_GT(dbs[1], dbs[0] + 2.0);
+  EXPECT_GT(dbs[2], dbs[1] + 1.0);
+  EXPECT_GE(dbs[2], 29.0);
 }
 
 TEST(ArchAtd, WrongAndMissingTensorsAndUnsupportedVariantsAreRefusedByName) {
