@@ -244,6 +244,14 @@ TEST(ArchAtd, WrongAndMissingTensorsAndUnsupportedVariantsAreRefusedByName) {
   for (const std::string& k : {"norm1.weight", "norm1.bias"}) d["layers.1.residual_group.layers.0." + k] = at::zeros({16});
   d["layers.1.residual_group.layers.0.attn_win.relative_position_bias_table"] = at::zeros({225, 2});
   ft::expect_refused(d, "only uniform groups");
+  // nearest+conv at x2: upstream builds that reconstruction for x4 only.
+  d = atd_shapes(c);
+  for (const char* p : {"conv_before_upsample.0.weight", "conv_up1.weight", "conv_hr.weight"}) d[p] = at::zeros({16, 16, 3, 3});
+  d["conv_last.weight"] = at::zeros({3, 16, 3, 3});
+  for (const char* p : {"conv_before_upsample.0.bias", "conv_up1.bias", "conv_hr.bias"}) d[p] = at::zeros({16});
+  d["conv_last.bias"] = at::zeros({3});
+  for (const std::string k : {"upsample.0.weight", "upsample.0.bias"}) d.erase(k);
+  ft::expect_refused(d, "nearest+conv at x2");
   // A tensor the network does not have (a variant we would run without its weights).
   d = atd_shapes(c);
   d["layers.0.residual_group.layers.1.sigma"] = at::zeros({8, 1});
