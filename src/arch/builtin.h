@@ -12,6 +12,7 @@ Declaration span_declaration();
 Declaration swinir_declaration();
 Declaration hat_declaration();
 Declaration dat_declaration();
+Declaration atd_declaration();
 Declaration safmn_declaration();
 Declaration mosr_declaration();
 Declaration plksr_declaration();

@@ -27,6 +27,7 @@ const std::vector<Declaration>& declarations() {
       swin2sr_declaration(),        //
       drct_declaration(),           //
       srformer_declaration(),       //
+      atd_declaration(),            //
       waifu2x_cunet_declaration(),  //
       waifu2x_upconv7_declaration(),
       rife_declaration(),

@@ -24,6 +24,7 @@ void register_builtin_architectures() {
   register_architecture(swin2sr_architecture());
   register_architecture(drct_architecture());
   register_architecture(srformer_architecture());
+  register_architecture(atd_architecture());
 }
 
 }  // namespace framelift::models

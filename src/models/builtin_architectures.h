@@ -27,6 +27,7 @@ Architecture scunet_architecture();           // scunet.cpp
 Architecture swin2sr_architecture();          // swin2sr.cpp
 Architecture drct_architecture();             // drct.cpp
 Architecture srformer_architecture();         // srformer.cpp
+Architecture atd_architecture();              // atd.cpp
 
 void register_builtin_architectures();
 

@@ -445,3 +445,23 @@ TEST(ArchParams, KeepTheirOrderAndRoundTripThroughJson) {
   EXPECT_EQ(back.get("gc", 0), 32);
   EXPECT_EQ(back.size(), 3u);
 }
+
+TEST(ArchCost, AtdMatchesTheHandCount) {
+  // ATD x4 (embed 210, 6 groups of 6 layers, 6 heads, window 16, 128 tokens, reduced 20, kernel 5,
+  // mlp 420, category 256): per layer the qkv (3E^2), the window attention over 256 tokens and the
+  // category attention over 256 (2 * 256 * E each) with their projections (E^2 each), the
+  // dictionary attention (q to 20 dims, 128 cosine scores, their values: E r + r m + m E), the
+  // ConvFFN (fc1, a depthwise 5x5, fc2); per group a 3x3.
+  const double e = 210, h = 420, m = 128, r = 20;
+  const ArchCost k = cost("atd", 4, {{"embed_dim", e}, {"layers", 6}, {"depth", 6}, {"heads", 6}, {"window_size", 16},
+                                     {"num_tokens", m}, {"reducted_dim", r}, {"convffn_kernel", 5}, {"mlp_hidden", h},
+                                     {"category_size", 256}, {"upsampler", 1}});
+  const double layer = 3 * e * e + 2 * 256 * e + e * e + 2 * 256 * e + e * e + e * r + r * m + m * e + e * h + 25 * h + h * e;
+  const double group = 6 * layer + e * e * 9;
+  EXPECT_NEAR(k.macs_per_px, 3 * e * 9 + 6 * group + e * e * 9 + e * 64 * 9 + 64 * 256 * 9 * (1 + 4) + 64 * 3 * 9 * 16, 1e-6);
+  // The network pads itself; tiles on the window grid with 64 px of context.
+  EXPECT_EQ(k.size_multiple, 1);
+  EXPECT_EQ(k.tile_grid, 16);
+  EXPECT_EQ(k.tile_overlap, 64);
+  EXPECT_GE(k.peak_elems_per_px, 2 * 6 * 256);
+}

@@ -524,6 +524,55 @@ def dat_configs(spandrel):
     }
 
 
+def atd_configs(spandrel):
+    module = spandrel_arch(spandrel, "ATD/__arch/atd_arch.py")
+
+    def atd(num_feat=None, **kw):
+        kw = dict(dict(img_size=16, in_chans=3, window_size=8, num_tokens=16, reducted_dim=4, mlp_ratio=2.0, qkv_bias=True,
+                       img_range=1.0, resi_connection="1conv"), **kw)
+        model = module.ATD(**kw)
+        if num_feat is not None:
+            # Upstream fixes the pixel-shuffle reconstruction at 64 features; narrowed to keep the file
+            # small, the layer structure upstream's.
+            model.conv_before_upsample[0] = torch.nn.Conv2d(kw["embed_dim"], num_feat, 3, 1, 1)
+            model.upsample = module.Upsample(kw["upscale"], num_feat)
+            model.conv_last = torch.nn.Conv2d(num_feat, kw["in_chans"], 3, 1, 1)
+
+        def reseed(name, p, g):
+            # Norm scales around 1 (LayerNorm and the refinement's InstanceNorm), position biases of a
+            # few tenths, dictionary-attention scales in (0, 1) where the clamp passes them, the
+            # category attention's logit scale near upstream's log(10) start, the refinement gate around 0.
+            if (".norm" in "." + name) and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_bias_table"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+            elif name.endswith("attn_atd.scale"):
+                p.copy_(torch.rand(p.shape, generator=g) * 1.2 - 0.1)
+            elif name.endswith("logit_scale"):
+                p.copy_(math.log(10) + 0.3 * torch.randn(p.shape, generator=g))
+            elif name.endswith("sigma"):
+                p.copy_(torch.randn(p.shape, generator=g))
+            elif name.endswith(".td"):
+                p.copy_(torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # ATD's layout (published: embed 210, 6 groups of 6 layers, 6 heads, window 16, 128 dictionary
+        # tokens, reducted dim 20, ConvFFN kernel 5, mlp 2, pixelshuffle, category size 256 as spandrel
+        # assumes) narrowed: embed 24, two groups of two layers, window 8, 16 tokens, x2. The 40 x 24
+        # padded map has 960 tokens: three full categories of 256 and one padded by the flip.
+        "atd-x2": (lambda: atd(embed_dim=24, depths=[2, 2], num_heads=[2, 2], category_size=256, convffn_kernel_size=5,
+                               upscale=2, upsampler="pixelshuffle", num_feat=16), 1871, (35, 21)),
+        # ATD-light's layout (published: embed 48, 4 groups of 6 layers, 4 heads, window 16, 64 tokens,
+        # reducted dim 8, kernel 7, mlp 1, pixelshuffledirect; spandrel's category size 128 for embed
+        # 48) with two groups of three layers (an odd count: the last unshifted, and no refinement), 3conv, x3.
+        "atd-light-x3": (lambda: atd(embed_dim=48, depths=[3, 3], num_heads=[4, 4], category_size=128, num_tokens=24,
+                                     reducted_dim=8, convffn_kernel_size=7, mlp_ratio=1.0, upscale=3,
+                                     upsampler="pixelshuffledirect", resi_connection="3conv"), 1872, (35, 21)),
+    }
+
+
 def plksr_configs(spandrel):
     PLKSR = spandrel_arch(spandrel, "PLKSR/__arch/PLKSR.py").PLKSR
     RealPLKSR = spandrel_arch(spandrel, "PLKSR/__arch/RealPLKSR.py").RealPLKSR
@@ -696,6 +745,7 @@ def main():
     configs.update(scunet_configs(spandrel))
     configs.update(swin2sr_configs(spandrel))
     configs.update(drct_configs(spandrel))
+    configs.update(atd_configs(spandrel))
     if vsrife:
         configs.update(rife_configs(vsrife))
     if srformer:
