@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <fstream>
 #include <set>
 
@@ -166,6 +168,37 @@ TEST_F(ModelLibrary, CommunityArchitecturesImportRunAndDenoise) {
   r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(refused) + " --pipeline 'denoise:model=my-swinir:level=1' --progress none");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("model= and level= are alternatives"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(refused));
+}
+
+// The transformer SR architectures added last (tests/models/arch_{drct,srformer,atd}_test.cpp)
+// through `models info` and `upscale:model=FILE` on a real clip: detected by name, the output at
+// the model's scale. ATD declares fp32 only (its bf16 does not hold): the default runs it in fp32
+// and --precision bf16 is refused by name, before any frame.
+TEST_F(ModelLibrary, TransformerArchitecturesUpscaleARealClip) {
+  const auto arch = source_dir() / "tests" / "data" / "arch";
+  const auto clip = media("cfr_8bit.mkv");
+  const int width = ffprobe(clip)["streams"][0]["width"].get<int>(), height = ffprobe(clip)["streams"][0]["height"].get<int>();
+  const std::tuple<std::string, std::string, int> models[] = {
+      {"drct-w8-x2.pth", "drct", 2}, {"srformer-light-x3.pth", "srformer", 3}, {"atd-x2.pth", "atd", 2}};
+  for (const auto& [file, name, scale] : models) {
+    SCOPED_TRACE(file);
+    auto r = run("models info " + shell_quote(arch / file) + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output)["native"]["arch"], name);
+    const auto out = dir_ / (name + ".mkv");
+    r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(out) + " --pipeline 'upscale:model=" + (arch / file).string() +
+            "' --frames 1 --preset ultrafast --progress none");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(ffprobe(out)["streams"][0]["width"].get<int>(), scale * width);
+    EXPECT_EQ(ffprobe(out)["streams"][0]["height"].get<int>(), scale * height);
+    if (name == "atd") EXPECT_NE(r.output.find("fp32"), std::string::npos) << r.output;
+  }
+  const auto refused = dir_ / "atd-bf16.mkv";
+  auto r = run("run -i " + shell_quote(clip) + " -o " + shell_quote(refused) + " --pipeline 'upscale:model=" +
+               (arch / "atd-x2.pth").string() + ":precision=bf16' --frames 1 --progress none");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("runs in fp32, not bf16"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
