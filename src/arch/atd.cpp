@@ -60,29 +60,7 @@ ArchCost walk(int scale, const ArchParams& p) {
   residual_conv(w, e, three);
   w.pointwise();  // + first
   w.release(e, 1);
-  switch (upsampler) {
-    case 1:
-      w.conv(feat, 3);
-      pixel_shuffle_upsampler(w, feat, scale);
-      w.conv(3, 3);
-      break;
-    case 2:
-      w.conv(3.0 * scale * scale, 3);
-      w.shuffle(scale);
-      break;
-    case 3:
-      w.conv(feat, 3);
-      for (int k = 1; k < scale; k *= 2) {
-        w.resize(2);
-        w.conv(feat, 3);
-      }
-      w.conv(feat, 3);
-      w.conv(3, 3);
-      break;
-    default:
-      w.conv(3, 3);
-      w.pointwise();
-  }
+  swin_reconstruction(w, upsampler, feat, scale);
   // Tiles start on the window grid (the network pads itself). The category attention (an unstable
   // sort of the whole map's categories) and the dictionary refinement see the whole frame, so no
   // context makes a tile exact: on the test frame 64 px tiles are 24.3 dB from the whole frame

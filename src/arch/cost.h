@@ -107,4 +107,34 @@ inline void residual_conv(NetWalk& w, double c, bool three) {
   w.conv(c, 3);
 }
 
+// The SwinIR lineage's four reconstructions after the body, `upsampler` as detection numbers them:
+// 1 pixelshuffle (3x3 to feat, the upsampler, 3x3 to RGB), 2 pixelshuffledirect (one 3x3 to
+// 3 scale^2, shuffle), 3 nearest+conv (3x3, a nearest x2 and 3x3 per factor of 2, two 3x3s),
+// anything else none (a 3x3 to RGB added to the input).
+inline void swin_reconstruction(NetWalk& w, int upsampler, double feat, int scale) {
+  switch (upsampler) {
+    case 1:
+      w.conv(feat, 3);
+      pixel_shuffle_upsampler(w, feat, scale);
+      w.conv(3, 3);
+      break;
+    case 2:
+      w.conv(3.0 * scale * scale, 3);
+      w.shuffle(scale);
+      break;
+    case 3:
+      w.conv(feat, 3);
+      for (int k = 1; k < scale; k *= 2) {
+        w.resize(2);
+        w.conv(feat, 3);
+      }
+      w.conv(feat, 3);
+      w.conv(3, 3);
+      break;
+    default:
+      w.conv(3, 3);
+      w.pointwise();
+  }
+}
+
 }  // namespace framelift::arch

@@ -49,29 +49,7 @@ ArchCost walk(int scale, const ArchParams& p) {
   residual_conv(w, e, three);
   w.pointwise();  // + first
   w.release(e, w.area());
-  switch (upsampler) {
-    case 1:  // pixelshuffle
-      w.conv(feat, 3);
-      pixel_shuffle_upsampler(w, feat, scale);
-      w.conv(3, 3);
-      break;
-    case 2:  // pixelshuffledirect
-      w.conv(3.0 * scale * scale, 3);
-      w.shuffle(scale);
-      break;
-    case 3:  // nearest+conv
-      w.conv(feat, 3);
-      for (int k = 1; k < scale; k *= 2) {
-        w.resize(2);
-        w.conv(feat, 3);
-      }
-      w.conv(feat, 3);
-      w.conv(3, 3);
-      break;
-    default:  // none: x + conv(features)
-      w.conv(3, 3);
-      w.pointwise();
-  }
+  swin_reconstruction(w, upsampler, feat, scale);
   // As SwinIR: 32 px of context with tiles on the window grid keep tiled output within 50 dB of
   // whole frames on the committed references (tests/models/arch_srformer_test.cpp).
   return w.finish("srformer", scale, 32, window);

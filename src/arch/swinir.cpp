@@ -47,29 +47,7 @@ ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bo
   w.pointwise();  // + first
   w.release(e, w.area());
   const int s = scale * unshuffle;  // of the reconstruction, at the unshuffled resolution
-  switch (upsampler) {
-    case 1:  // pixelshuffle
-      w.conv(feat, 3);
-      pixel_shuffle_upsampler(w, feat, s);
-      w.conv(3, 3);
-      break;
-    case 2:  // pixelshuffledirect
-      w.conv(3.0 * s * s, 3);
-      w.shuffle(s);
-      break;
-    case 3:  // nearest+conv
-      w.conv(feat, 3);
-      for (int k = 1; k < s; k *= 2) {
-        w.resize(2);
-        w.conv(feat, 3);
-      }
-      w.conv(feat, 3);
-      w.conv(3, 3);
-      break;
-    default:  // none: x + conv(features)
-      w.conv(3, 3);
-      w.pointwise();
-  }
+  swin_reconstruction(w, upsampler, feat, s);
   // Attention reaches a window's width through each pair of layers, so a deep SwinIR has a large
   // receptive field; 32 px of context (tiles aligned to the window grid, util/tile_spans.h) keep
   // tiled output within 50 dB of whole frames on the committed references
