@@ -20,7 +20,7 @@ APT_PACKAGES=(
   ffmpeg opencv-doc fonts-dejavu-core mesa-vulkan-drivers python3 bc time
   slurm-wlm munge python3-yaml
   # framelift serve: its HTTP(S) server and the SQLite queue (docs/server.md).
-  libcpp-httplib-dev libsqlite3-dev openssl
+  libcpp-httplib-dev libsqlite3-dev openssl libssl-dev
   # The planner's HTML page is checked as a browser renders it (headless screenshot).
   chromium
 )

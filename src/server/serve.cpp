@@ -1,6 +1,7 @@
 #include "server/serve.h"
 
 #include <httplib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,8 +9,10 @@
 #include <thread>
 
 #include "server/auth.h"
+#include "server/guarded_server.h"
 #include "server/http_api.h"
 #include "server/media_roots.h"
+#include "server/preview_queue.h"
 #include "server/store.h"
 #include "server/uploads.h"
 #include "server/workers.h"
@@ -41,21 +44,22 @@ HostPort parse_listen(const std::string& listen) {
   return hp;
 }
 
-std::unique_ptr<httplib::Server> make_server(const ServeOptions& o, const HostPort& hp) {
-  const bool tls = !o.tls_cert.empty() || !o.tls_key.empty();
-  if (tls) {
-    if (o.tls_cert.empty() || o.tls_key.empty()) throw Error(ErrorKind::Usage, "--tls-cert and --tls-key go together");
-    for (const std::string& f : {o.tls_cert, o.tls_key})
-      if (!fs::is_regular_file(f)) throw Error(ErrorKind::Usage, str(f, ": no such certificate or key file"));
-    auto s = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
-    if (!s->is_valid()) throw Error(ErrorKind::Usage, str(o.tls_cert, ", ", o.tls_key, ": not a PEM certificate and its private key"));
-    return s;
+// The gate has to hold every waiting connection's descriptor: as many as the hard limit allows.
+void raise_descriptor_limit() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
   }
-  if (!is_loopback(hp.host) && !o.insecure_http)
+}
+
+std::unique_ptr<GuardedServer> make_server(const ServeOptions& o, const HostPort& hp) {
+  const bool tls = !o.tls_cert.empty() || !o.tls_key.empty();
+  if (!tls && !is_loopback(hp.host) && !o.insecure_http)
     throw Error(ErrorKind::Usage, str("--listen ", o.listen, ": not a loopback address; serve it over HTTPS (--tls-cert, --tls-key), ",
                                       "or reach a loopback server through `ssh -L 8642:localhost:8642 HOST`; --insecure-http ",
                                       "sends tokens in the clear"));
-  return std::make_unique<httplib::Server>();
+  return std::make_unique<GuardedServer>(o.http, o.tls_cert, o.tls_key);
 }
 
 }  // namespace
@@ -67,7 +71,8 @@ void serve(const ServeOptions& o) {
   if (o.data.empty()) throw Error(ErrorKind::Usage, "--data DIR is required: the server keeps its queue and outputs there");
   if (o.media.empty()) throw Error(ErrorKind::Usage, "--media ROOT is required: the folders inputs are read from");
   const MediaRoots media(o.media);
-  std::unique_ptr<httplib::Server> http = make_server(o, hp);
+  std::unique_ptr<GuardedServer> http = make_server(o, hp);
+  raise_descriptor_limit();
   std::error_code ec;
   fs::create_directories(o.data, ec);
   if (ec) throw Error(ErrorKind::Output, str(o.data.string(), ": cannot create the data folder: ", ec.message()));
@@ -77,8 +82,25 @@ void serve(const ServeOptions& o) {
   Workers workers(store, o.data, o.devices);
   Authenticator auth(store);
   Uploads uploads(store, o.data);
-  ApiContext context{store,   workers, media, auth, o.data, o.max_active_jobs_per_user, uploads, o.max_upload_bytes, o.max_request_bytes,
-                     o.price_per_hour, o.model_downloads, !o.tls_cert.empty()};
+  // Long responses may hold at most half the request threads, so requests always find one.
+  LongResponses long_responses(o.http.max_long_per_user, std::max(1, o.http.threads / 2));
+  PreviewQueue previews;
+  ApiContext context{store,
+                     workers,
+                     media,
+                     auth,
+                     o.data,
+                     o.max_active_jobs_per_user,
+                     uploads,
+                     o.max_upload_bytes,
+                     o.max_request_bytes,
+                     o.price_per_hour,
+                     o.model_downloads,
+                     !o.tls_cert.empty(),
+                     long_responses,
+                     o.http.max_long_per_user,
+                     previews,
+                     o.max_preview_pixels};
   add_api_routes(*http, context);
   // Upload chunks are the largest bodies; JSON routes hold theirs to max_request_bytes.
   http->set_payload_max_length(std::max(o.max_request_bytes, o.max_chunk_bytes));
@@ -90,9 +112,10 @@ void serve(const ServeOptions& o) {
       what = e.what();
     } catch (...) {
     }
+    // The text may name the server's files or carry a libtorch backtrace: the log keeps it.
     log::error("serve: ", req.method, " ", req.path, ": ", what);
     res.status = 500;
-    res.set_content(nlohmann::json{{"error", what}}.dump(), "application/json");
+    res.set_content(R"j({"error": "the server could not answer this request (its log says why)"})j", "application/json");
   });
 
   int port = hp.port;
@@ -111,6 +134,7 @@ void serve(const ServeOptions& o) {
   context.stopping = true;  // event streams end, so the HTTP threads can
   http->stop();
   listener.join();
+  http->close();
   workers.stop();
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "server/http_limits.h"
+
 namespace framelift::server {
 
 struct ServeOptions {
@@ -22,6 +24,8 @@ struct ServeOptions {
   size_t max_chunk_bytes = size_t(16) << 20;       // one PUT of an upload
   double price_per_hour = 0;                      // USD per worker slot and hour (jobs show what they spent)
   bool model_downloads = true;                    // the model library may download (false: npm tarballs only)
+  int64_t max_preview_pixels = int64_t(7680) * 4320;  // the largest frame a preview's stages may make (8K)
+  HttpLimits http;                                // what one client may cost (http_limits.h)
   std::function<void(const std::string& url)> on_listening;  // called once bound (the CLI prints it)
 };
 

@@ -21,6 +21,7 @@ class ServerProcess {
 
   const std::string& url() const { return url_; }  // "" when it never listened (see log())
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string log() const;
   // Sends `signal` and waits for the process: its wait status (exit code, or 128 + signal).
   int stop(int signal);
