@@ -9,10 +9,8 @@
 namespace framelift::cli {
 namespace {
 
-void add_token_command(CLI::App& serve, Command& selected) {
-  auto* token = serve.add_subcommand("token", "Manage the server's API tokens");
-  token->require_subcommand(1);
-  auto* add = token->add_subcommand("add", "Create a user (if new) and print a new API token for them, once");
+void add_token_add(CLI::App& token, Command& selected) {
+  auto* add = token.add_subcommand("add", "Create a user (if new) and print a new API token for them, once");
   auto name = std::make_shared<std::string>();
   auto data = std::make_shared<std::string>();
   auto admin = std::make_shared<bool>(false);
@@ -29,6 +27,57 @@ void add_token_command(CLI::App& serve, Command& selected) {
       return 0;
     };
   });
+}
+
+// Revoking needs no running server, nor stopping one: a server looks every token up anew.
+void add_token_revoke(CLI::App& token, Command& selected) {
+  auto* revoke = token.add_subcommand("revoke", "Revoke a user's tokens (all, or the one given), ending their sessions");
+  auto name = std::make_shared<std::string>();
+  auto one = std::make_shared<std::string>();
+  auto data = std::make_shared<std::string>();
+  revoke->add_option("name", *name, "User whose tokens are all revoked");
+  revoke->add_option("--token", *one, "Revoke only this token");
+  revoke->add_option("--data", *data, "The server's data folder")->required()->check(CLI::ExistingDirectory);
+  revoke->footer("Examples:\n  framelift serve token revoke alice --data /srv/framelift\n"
+                 "  framelift serve token revoke --token flk_... --data /srv/framelift");
+  revoke->callback([=, &selected] {
+    selected = [=] {
+      if (name->empty() == one->empty()) throw Error(ErrorKind::Usage, "serve token revoke: give a user name or --token TOKEN (one of them)");
+      server::Store store(*data);
+      if (!one->empty()) {
+        const std::optional<std::string> user = store.revoke_token(*one);
+        if (!user) throw Error(ErrorKind::Usage, "--token: no such token in " + *data);
+        std::printf("revoked one token of %s\n", user->c_str());
+        return 0;
+      }
+      const int n = store.revoke_tokens(*name);
+      if (n == 0) throw Error(ErrorKind::Usage, "serve token revoke: " + *name + " has no tokens in " + *data);
+      std::printf("revoked %d token(s) of %s\n", n, name->c_str());
+      return 0;
+    };
+  });
+}
+
+void add_token_list(CLI::App& token, Command& selected) {
+  auto* list = token.add_subcommand("list", "List the users and their tokens (by the start of each token's hash)");
+  auto data = std::make_shared<std::string>();
+  list->add_option("--data", *data, "The server's data folder")->required()->check(CLI::ExistingDirectory);
+  list->callback([=, &selected] {
+    selected = [=] {
+      server::Store store(*data);
+      for (const server::Store::TokenInfo& t : store.tokens())
+        std::printf("%-16s %-5s sha256:%s  created %.0f\n", t.user.c_str(), t.admin ? "admin" : "user", t.hash_prefix.c_str(), t.created);
+      return 0;
+    };
+  });
+}
+
+void add_token_command(CLI::App& serve, Command& selected) {
+  auto* token = serve.add_subcommand("token", "Manage the server's API tokens");
+  token->require_subcommand(1);
+  add_token_add(*token, selected);
+  add_token_revoke(*token, selected);
+  add_token_list(*token, selected);
 }
 
 }  // namespace
@@ -51,6 +100,9 @@ void add_serve_command(CLI::App& app, Command& selected) {
   cmd->add_option("--price-per-hour", o->price_per_hour, "USD one worker slot (GPU) costs per hour: jobs show what they spent")
       ->check(CLI::Range(0.0, 10000.0))
       ->capture_default_str();
+  cmd->add_option("--http-threads", o->http.threads, "Request threads (event streams and downloads take at most half)")
+      ->check(CLI::Range(4, 1024))
+      ->capture_default_str();
   auto offline = std::make_shared<bool>(false);
   cmd->add_flag("--offline-models", *offline, "The model library installs from local npm tarballs only, never downloads");
   cmd->footer(
@@ -60,7 +112,7 @@ void add_serve_command(CLI::App& app, Command& selected) {
       "  ssh -L 8642:localhost:8642 gpu-box      # then http://localhost:8642 on your machine");
   add_token_command(*cmd, selected);
   cmd->callback([=, &selected] {
-    if (selected) return;  // `serve token add` chose already
+    if (selected) return;  // a `serve token` command chose already
     selected = [=] {
       server::ServeOptions options = *o;
       options.model_downloads = !*offline;

@@ -3,9 +3,13 @@
 // cookie, both looked up by their hash. A request on a session cookie that changes anything (not
 // GET) must carry the session's CSRF token in X-CSRF-Token, which another site's page cannot
 // read, so it cannot make a logged-in browser act for it (the cookie is SameSite=Strict too).
-// Failed attempts
-// are logged and counted per client address; an address with too many recent failures is refused
-// before its token is even looked at (HTTP 429), so tokens cannot be guessed at speed.
+//
+// Failed attempts are logged and counted per client address, and an address past the limit has
+// its unknown credentials answered 429 instead of 401. A known token or live session is never
+// refused for what others sent: every user reaches the server as 127.0.0.1 through `ssh -L`, so
+// a limit that refused valid tokens would let any local process, or a web page posting to
+// localhost, lock every user out. Tokens carry 256 random bits, so guessing one is hopeless at
+// any rate; the limit only bounds what a guesser costs (log lines, lookups).
 //
 // Thread-safety: any thread.
 #include <chrono>
@@ -42,7 +46,8 @@ class Authenticator {
   Result check_token(const std::string& token, const std::string& client);
 
  private:
-  bool too_many(const std::string& client, std::chrono::steady_clock::time_point now);
+  // Records a failure from `client`: Refused, or TooMany past the limit.
+  Outcome failed(const std::string& client, const char* what);
 
   Store& store_;
   int max_failures_;

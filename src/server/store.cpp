@@ -5,6 +5,7 @@
 
 #include "net/sha256.h"
 #include "util/error.h"
+#include "util/json_text.h"
 #include "util/str.h"
 
 namespace framelift::server {
@@ -97,6 +98,41 @@ std::optional<User> Store::user_for_token(const std::string& token) {
   return User{s.integer(0), s.text(1), s.integer(2) != 0};
 }
 
+int Store::revoke_tokens(const std::string& user) {
+  std::lock_guard lock(mutex_);
+  Transaction t(db_);
+  db_.prepare("DELETE FROM tokens WHERE user_id = (SELECT id FROM users WHERE name = ?)").bind(1, user).run();
+  const int n = db_.changes();
+  // A session came from one of those tokens: it goes with them.
+  db_.prepare("DELETE FROM sessions WHERE user_id = (SELECT id FROM users WHERE name = ?)").bind(1, user).run();
+  t.commit();
+  return n;
+}
+
+std::optional<std::string> Store::revoke_token(const std::string& token) {
+  std::lock_guard lock(mutex_);
+  Transaction t(db_);
+  Statement who = db_.prepare("SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE hash = ?");
+  who.bind(1, token_hash(token));
+  if (!who.step()) return std::nullopt;
+  const int64_t id = who.integer(0);
+  std::string name = who.text(1);
+  db_.prepare("DELETE FROM tokens WHERE hash = ?").bind(1, token_hash(token)).run();
+  // Sessions do not record the token they were opened with: all of the user's end.
+  db_.prepare("DELETE FROM sessions WHERE user_id = ?").bind(1, id).run();
+  t.commit();
+  return name;
+}
+
+std::vector<Store::TokenInfo> Store::tokens() {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare("SELECT users.name, users.admin, substr(hash, 1, 12), created FROM tokens JOIN users ON users.id = tokens.user_id "
+                            "ORDER BY users.name, created");
+  std::vector<TokenInfo> out;
+  while (s.step()) out.push_back({s.text(0), s.integer(1) != 0, s.text(2), s.real(3)});
+  return out;
+}
+
 Store::Session Store::add_session(const User& user) {
   std::lock_guard lock(mutex_);
   Session s{random_token("fls_"), random_token("")};
@@ -132,7 +168,7 @@ int64_t Store::add_job(const User& user, const JobSpec& spec) {
       .bind(2, spec.input)
       .bind(3, spec.output_name)
       .bind(4, spec.pipeline)
-      .bind(5, spec.options.dump())
+      .bind(5, json_text(spec.options))
       .bind(6, int64_t(spec.priority))
       .bind(7, now())
       .run();

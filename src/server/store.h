@@ -61,6 +61,17 @@ class Store {
   // A new random token for `user` (created when new; `admin` only sets a new user's role).
   std::string add_token(const std::string& user, bool admin);
   std::optional<User> user_for_token(const std::string& token);
+  // Revoking takes effect at the next request, also in a running server (lookups are never
+  // cached), and ends the user's browser sessions.
+  int revoke_tokens(const std::string& user);                       // all of a user's; how many
+  std::optional<std::string> revoke_token(const std::string& token);  // the user it was, or nullopt
+  struct TokenInfo {
+    std::string user;
+    bool admin = false;
+    std::string hash_prefix;  // the first 12 hex digits of its SHA-256: which one, never the token
+    double created = 0;
+  };
+  std::vector<TokenInfo> tokens();
 
   // A browser session for `user`: a random cookie value and a CSRF token (both returned once;
   // the cookie is stored hashed). Sessions last 12 hours.

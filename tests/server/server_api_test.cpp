@@ -67,14 +67,17 @@ TEST(ServeApi, HealthIsOpenAndEverythingElseNeedsAToken) {
   EXPECT_NE(server.log().find("refused an unknown token from 127.0.0.1"), std::string::npos) << server.log();
 }
 
-TEST(ServeApi, RepeatedBadTokensAreRefusedEvenWithAGoodOneAfter) {
+// Guesses past the limit are answered 429; a known token is never refused for them (all users
+// share 127.0.0.1 through `ssh -L`: tests/server/server_hostile_test.cpp has the lockout case).
+TEST(ServeApi, RepeatedBadTokensAreRefusedAndAGoodOneStillWorks) {
   Site site;
   const std::string token = site.token("alice");
   ServerProcess server(site.args(), site.dir / "server.log");
   ASSERT_FALSE(server.url().empty()) << server.log();
   auto c = client(server);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(c->Get("/api/jobs", bearer("guess" + std::to_string(i)))->status, 401);
-  EXPECT_EQ(c->Get("/api/jobs", bearer(token))->status, 429);
+  EXPECT_EQ(c->Get("/api/jobs", bearer("guess10"))->status, 429);
+  EXPECT_EQ(c->Get("/api/jobs", bearer(token))->status, 200);
 }
 
 TEST(ServeApi, PathsOutsideTheMediaRootsAreRefused) {
