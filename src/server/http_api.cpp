@@ -3,7 +3,10 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <future>
+#include <map>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -24,15 +27,20 @@
 #include "server/openapi_document.h"
 #include "server/web_page.h"
 #include "server/workers.h"
+#include "server/guarded_server.h"
+#include "server/preview_queue.h"
+#include "util/json_text.h"
+#include "util/log.h"
 
 namespace framelift::server {
 namespace fs = std::filesystem;
 using nlohmann::json;
 namespace {
 
+// Invalid UTF-8 (a file name in another encoding) becomes U+FFFD: util/json_text.h.
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(json_text(body), "application/json");
 }
 
 void error(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
@@ -76,11 +84,58 @@ bool valid_output_name(const std::string& name) {
   return fs::path(name).has_extension();
 }
 
+// A whole JSON number within [lo, hi]: nlohmann's get<int>() of 2^32 would be 0, and of -1 as
+// an unsigned, 2^64-1.
+bool whole_number_in(const json& v, int64_t lo, int64_t hi) {  // hi >= 0
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= uint64_t(hi) && int64_t(v.get<uint64_t>()) >= lo;
+  return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+}
+
+bool plain_name(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (unsigned char c : s)
+    if (!std::isalnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+constexpr int64_t kMaxFrames = int64_t(1) << 40;
+constexpr int kMaxPriority = 1000;
+
+// A header's quoted-string: '"' and '\\' escaped, control bytes dropped (RFC 9110 5.6.4).
+std::string header_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) continue;
+    if (c == '"' || c == '\\') out += '\\';
+    out += char(c);
+  }
+  return out + "\"";
+}
+
+// RFC 8187's ext-value: UTF-8, every byte outside the unreserved set percent-encoded.
+std::string ext_value(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "UTF-8''";
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += char(c);
+    else out += {'%', hex[c >> 4], hex[c & 15]};
+  }
+  return out;
+}
+
+// The pipeline text of a body (absent: pass-through), or nullopt when it is there but no string.
+std::optional<std::string> pipeline_of(const json& body) {
+  if (!body.contains("pipeline")) return std::string();
+  if (!body["pipeline"].is_string()) return std::nullopt;
+  return body["pipeline"].get<std::string>();
+}
+
 // The options a job may carry besides input, output and pipeline, checked for their types.
 bool read_options(const json& body, json& options, std::string& why) {
+  // Encoder, preset and pixel format names: what FFmpeg names them with, nothing longer.
   for (const char* k : {"codec", "preset", "pix_fmt"})
     if (body.contains(k)) {
-      if (!body[k].is_string()) return why = std::string(k) + " must be a string", false;
+      if (!body[k].is_string() || !plain_name(body[k])) return why = std::string(k) + " must be a name (letters, digits, - _ .)", false;
       options[k] = body[k];
     }
   if (body.contains("crf")) {
@@ -89,7 +144,7 @@ bool read_options(const json& body, json& options, std::string& why) {
   }
   for (const char* k : {"segment_frames", "max_frames"})
     if (body.contains(k)) {
-      if (!body[k].is_number_integer() || body[k].get<int64_t>() < 0) return why = std::string(k) + " must be a whole number >= 0", false;
+      if (!whole_number_in(body[k], 0, kMaxFrames)) return why = std::string(k) + " must be a whole number 0-" + std::to_string(kMaxFrames), false;
       options[k] = body[k];
     }
   return true;
@@ -109,6 +164,8 @@ std::string cookie(const std::string& header, const std::string& name) {
 }
 
 constexpr const char* kSessionCookie = "fl_session";
+// How long a request waits for its preview; past it the client is told to try a lighter one.
+constexpr std::chrono::seconds kPreviewWait{120};
 
 class Routes {
  public:
@@ -181,7 +238,8 @@ class Routes {
     if (!body.contains("input") || !body["input"].is_string()) return refuse(400, "input: a path relative to a media root is required");
     std::optional<int> root;
     if (body.contains("root")) {
-      if (!body["root"].is_number_integer()) return refuse(400, "root must be a media root's index");
+      if (!whole_number_in(body["root"], 0, int64_t(c_.media.size()) - 1))
+        return refuse(400, "root must be a media root's index, 0-" + std::to_string(c_.media.size() - 1));
       root = body["root"].get<int>();
     }
     const std::string input = body["input"];
@@ -216,7 +274,9 @@ class Routes {
     JobSpec spec;
     spec.input = in.path.string();
     spec.output_name = body["output"];
-    spec.pipeline = body.value("pipeline", std::string());
+    const std::optional<std::string> pipeline = pipeline_of(body);
+    if (!pipeline) return error(res, 400, "pipeline must be a string (\"\" or left out: pass-through)");
+    spec.pipeline = *pipeline;
     try {
       parse_pipeline(spec.pipeline);
     } catch (const Error& e) {
@@ -227,7 +287,8 @@ class Routes {
                     {"root", in.root}};
     if (!read_options(body, spec.options, why)) return error(res, 400, why);
     if (body.contains("priority")) {
-      if (!body["priority"].is_number_integer()) return error(res, 400, "priority must be a whole number");
+      if (!whole_number_in(body["priority"], -kMaxPriority, kMaxPriority))
+        return error(res, 400, "priority must be a whole number from -" + std::to_string(kMaxPriority) + " to " + std::to_string(kMaxPriority));
       spec.priority = body["priority"].get<int>();
     }
     if (c_.store.active_jobs(user.id) >= c_.max_active_jobs_per_user)
@@ -252,9 +313,12 @@ class Routes {
       if (p) std::fclose(p);
     });
     if (!f) return error(res, 500, "cannot read the output");
-    res.set_header("Content-Disposition", "attachment; filename=\"" + j->spec.output_name + "\"");
+    std::shared_ptr<void> slot = c_.long_responses.acquire(u->id);
+    if (!slot) return error(res, 429, "you have " + std::to_string(c_.max_long_per_user) + " downloads and event streams open; close one");
+    // Both forms (RFC 6266): a quoted name for old clients, the exact UTF-8 one for the rest.
+    res.set_header("Content-Disposition", "attachment; filename=" + header_quoted(j->spec.output_name) + "; filename*=" + ext_value(j->spec.output_name));
     // A content provider with a length: httplib answers Range requests from it (206).
-    res.set_content_provider(size_t(size), "application/octet-stream", [f](size_t offset, size_t length, httplib::DataSink& sink) {
+    res.set_content_provider(size_t(size), "application/octet-stream", [f, slot](size_t offset, size_t length, httplib::DataSink& sink) {
       char buffer[1 << 16];
       if (std::fseek(f.get(), long(offset), SEEK_SET) != 0) return false;
       while (length > 0) {
@@ -303,8 +367,13 @@ class Routes {
     if (!in) return;
     PlanRequest p;
     p.input = in->path.string();
-    p.pipeline = body.value("pipeline", std::string());
-    if (body.contains("codec") && body["codec"].is_string()) p.codec = body["codec"];
+    const std::optional<std::string> pipeline = pipeline_of(body);
+    if (!pipeline) return error(res, 400, "pipeline must be a string");
+    p.pipeline = *pipeline;
+    if (body.contains("codec")) {
+      if (!body["codec"].is_string() || !plain_name(body["codec"])) return error(res, 400, "codec must be a name (letters, digits, - _ .)");
+      p.codec = body["codec"];
+    }
     p.local = true;
     try {
       const PlanResult r = plan_job(p);
@@ -322,17 +391,64 @@ class Routes {
     const json& body = *parsed;
     const std::optional<Resolved> in = input_of(*u, body, res);
     if (!in) return;
-    const double t = body.contains("time") && body["time"].is_number() ? body["time"].get<double>() : 0.0;
+    const std::optional<std::string> pipeline = pipeline_of(body);
+    if (!pipeline) return error(res, 400, "pipeline must be a string");
+    if (body.contains("time") && (!body["time"].is_number() || body["time"].get<double>() < 0 || body["time"].get<double>() > 1e7))
+      return error(res, 400, "time must be a number of seconds >= 0");
+    const double t = body.contains("time") ? body["time"].get<double>() : 0.0;
     const fs::path png = c_.data_dir / "previews" / (std::to_string(u->id) + ".png");
     std::error_code ec;
     fs::create_directories(png.parent_path(), ec);
+    const PreviewRequest request{in->path.string(), *pipeline, t, c_.max_preview_pixels};
+    std::optional<std::future<void>> done = c_.previews.submit(u->id, [request, png] { render_preview(request, png); });
+    if (!done) return error(res, 429, "a preview of yours is still running, or too many are waiting; try again in a moment");
+    if (done->wait_for(kPreviewWait) != std::future_status::ready)
+      return error(res, 503, "the preview is taking longer than " + std::to_string(kPreviewWait.count()) + " s; try a lighter pipeline");
     try {
-      render_preview({in->path.string(), body.value("pipeline", std::string()), t}, png);
+      done->get();
     } catch (const Error& e) {
-      return error(res, e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::Input ? 400 : 500, e.what());
+      return error(res, e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::Input || e.kind() == ErrorKind::Model ? 400 : 500, e.what());
+    } catch (const std::exception& e) {
+      // A libtorch error carries a C++ backtrace: the log has it, the client a line.
+      log::error("serve: preview for ", u->name, " failed: ", e.what());
+      return error(res, 500, "the preview failed (the server's log says why)");
     }
     std::ifstream f(png, std::ios::binary);
     res.set_content(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()), "image/png");
+  }
+
+  // One stream for a page: each job the user sees, once and then whenever its view changes,
+  // checked twice a second; a comment line every 5 s, so that a client that went away is noticed
+  // and its slot freed. It ends when the client goes or the server stops.
+  void events(const httplib::Request& req, httplib::Response& res) {
+    auto u = user(req, res);
+    if (!u) return;
+    std::shared_ptr<void> slot = c_.long_responses.acquire(u->id);
+    if (!slot) return error(res, 429, "you have " + std::to_string(c_.max_long_per_user) + " downloads and event streams open; close one");
+    ApiContext* c = &c_;
+    auto sent = std::make_shared<std::map<int64_t, std::string>>();
+    auto ticks = std::make_shared<int>(0);
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider("text/event-stream", [c, who = *u, slot, sent, ticks](size_t, httplib::DataSink& sink) {
+      // httplib 0.11 asks the connection only when it writes: a client that left is noticed
+      // here, within half a second, and its slot is free again.
+      if (!sink.is_writable()) return false;
+      std::string out;
+      for (const JobRecord& j : c->store.jobs_of(who)) {
+        std::string view = json_text(job_view(j, c->price_per_hour));
+        std::string& last = (*sent)[j.id];
+        if (view != last) out += "data: " + view + "\n\n";
+        last = std::move(view);
+      }
+      if (out.empty() && ++*ticks % 10 == 0) out = ": still here\n\n";
+      if (!out.empty() && !sink.write(out.data(), out.size())) return false;
+      if (c->stopping) {
+        sink.done();
+        return true;
+      }
+      for (int i = 0; i < 5 && !c->stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return true;
+    });
   }
 
   // Server-sent events: the job's view twice a second until it ends (the last event is its end).
@@ -342,12 +458,15 @@ class Routes {
     auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
     const int64_t id = j->id;
+    std::shared_ptr<void> slot = c_.long_responses.acquire(u->id);
+    if (!slot) return error(res, 429, "you have " + std::to_string(c_.max_long_per_user) + " downloads and event streams open; close one (GET /api/events follows every job in one)");
     ApiContext* c = &c_;
     res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider("text/event-stream", [c, id](size_t, httplib::DataSink& sink) {
+    res.set_chunked_content_provider("text/event-stream", [c, id, slot](size_t, httplib::DataSink& sink) {
+      if (!sink.is_writable()) return false;
       std::optional<JobRecord> now = c->store.job(id);
       if (!now) return false;
-      const std::string event = "data: " + job_view(*now, c->price_per_hour).dump() + "\n\n";
+      const std::string event = "data: " + json_text(job_view(*now, c->price_per_hour)) + "\n\n";
       if (!sink.write(event.data(), event.size())) return false;
       const bool over = now->state != JobState::Queued && now->state != JobState::Running;
       if (over || c->stopping) {
@@ -409,7 +528,13 @@ class Routes {
   void media_list(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
-    const int root = req.has_param("root") ? std::atoi(req.get_param_value("root").c_str()) : 0;
+    int root = 0;
+    if (req.has_param("root")) {
+      const std::string r = req.get_param_value("root");
+      if (r.empty() || r.size() > 4 || r.find_first_not_of("0123456789") != std::string::npos || std::stoi(r) >= int(c_.media.size()))
+        return error(res, 400, "root must be a media root's index, 0-" + std::to_string(c_.media.size() - 1));
+      root = std::stoi(r);
+    }
     Resolved why;
     auto entries = c_.media.list(req.get_param_value("path"), root, &why);
     if (!entries) return error(res, why.status == Resolved::Status::Outside ? 403 : 404, why.why);
@@ -560,6 +685,7 @@ constexpr RouteEntry kRoutes[] = {
     {"GET", "/api/jobs/{id}", &Routes::get_job},
     {"GET", "/api/jobs/{id}/events", &Routes::job_events},
     {"GET", "/api/jobs/{id}/stream", &Routes::stream},
+    {"GET", "/api/events", &Routes::events},
     {"POST", "/api/jobs/{id}/cancel", &Routes::cancel},
     {"POST", "/api/jobs/{id}/retry", &Routes::retry},
     {"GET", "/api/jobs/{id}/output", &Routes::output},

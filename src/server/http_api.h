@@ -20,6 +20,8 @@ class Workers;
 class MediaRoots;
 class Authenticator;
 class Uploads;
+class LongResponses;
+class PreviewQueue;
 
 struct ApiContext {
   Store& store;
@@ -34,6 +36,10 @@ struct ApiContext {
   double price_per_hour = 0;           // USD per worker slot and hour: a job's "spent"
   bool model_downloads = true;         // POST /api/models/install may download (else npm tarballs only)
   bool tls = false;                    // session cookies are then Secure
+  LongResponses& long_responses;       // event streams and downloads (guarded_server.h)
+  int max_long_per_user = 4;
+  PreviewQueue& previews;              // where previews run (preview_queue.h)
+  int64_t max_preview_pixels = 0;      // the largest frame a preview's stages may make
   std::atomic<bool> stopping{false};   // set before the server stops: event streams end
 };
 
