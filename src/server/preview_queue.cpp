@@ -1,5 +1,7 @@
 #include "server/preview_queue.h"
 
+#include <exception>
+
 namespace framelift::server {
 
 PreviewQueue::PreviewQueue(int max_waiting) : max_waiting_(max_waiting), thread_([this] { loop(); }) {}
@@ -17,8 +19,8 @@ PreviewQueue::~PreviewQueue() {
 std::optional<std::future<void>> PreviewQueue::submit(int64_t user, std::function<void()> work) {
   std::lock_guard lock(mutex_);
   if (stopping_ || users_.count(user) || int(waiting_.size()) >= max_waiting_) return std::nullopt;
-  Task t{user, std::packaged_task<void()>(std::move(work))};
-  std::future<void> done = t.work.get_future();
+  Task t{user, std::move(work), {}};
+  std::future<void> done = t.done.get_future();
   users_.insert(user);
   waiting_.push_back(std::move(t));
   wake_.notify_one();
@@ -35,9 +37,20 @@ void PreviewQueue::loop() {
       t = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    t.work();  // a packaged task: what it throws goes to its future
-    std::lock_guard lock(mutex_);
-    users_.erase(t.user);
+    std::exception_ptr failure;
+    try {
+      t.work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    // The user's slot is free before the waiter hears back: a client that sends its next preview
+    // as soon as this one answers must not find its own finished one still counted (429).
+    {
+      std::lock_guard lock(mutex_);
+      users_.erase(t.user);
+    }
+    if (failure) t.done.set_exception(failure);
+    else t.done.set_value();
   }
 }
 

@@ -31,7 +31,8 @@ class PreviewQueue {
  private:
   struct Task {
     int64_t user;
-    std::packaged_task<void()> work;
+    std::function<void()> work;
+    std::promise<void> done;
   };
   void loop();
 
