@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "server/auth.h"
+#include "server/data_lock.h"
 #include "server/guarded_server.h"
 #include "server/http_api.h"
 #include "server/media_roots.h"
@@ -77,6 +78,9 @@ void serve(const ServeOptions& o) {
   fs::create_directories(o.data, ec);
   if (ec) throw Error(ErrorKind::Output, str(o.data.string(), ": cannot create the data folder: ", ec.message()));
 
+  // Before the queue is opened: a second server on this folder would requeue and run the first
+  // one's running jobs beside it.
+  const DataLock lock(o.data);
   Store store(o.data);
   if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
   Workers workers(store, o.data, o.devices);
