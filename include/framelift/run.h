@@ -15,8 +15,8 @@
 //   framelift::RunResult res = framelift::run(r, [](const framelift::Progress& p) { show(p); });
 //
 // Errors: throws framelift::Error: Usage (bad request, an existing output without overwrite),
-// Input, Output, Model, Resource, and Interrupted when `cancel` returned true (finished segments
-// are kept). The output appears under its final name only when complete.
+// Input, Output, Model, Resource, and Interrupted when `cancel` returned true or a callback threw
+// (finished segments are kept; see run() below). The output appears under its final name only when complete.
 //
 // Thread-safety: run() blocks the calling thread; it may be called from several threads for
 // different outputs. A true from one call's `cancel` stops that call only; SIGINT/SIGTERM (when
@@ -101,8 +101,18 @@ struct RunResult {
   std::string summary;  // one line for a log: frames, speed, segments
 };
 
-// Calls `progress` about four times a second from a thread of its own (never concurrently with
-// itself), and `cancel` as often; a true from `cancel` stops the run within a frame or a tile.
+// Calls `progress` about four times a second and `cancel` as often, both from a thread of the
+// run's own (never concurrently with each other or themselves), and `progress` once more with the
+// final figures on the calling thread before run() returns; a true from `cancel` stops the run
+// within a frame or a tile.
+//
+// Callbacks that throw: an exception from `progress` or `cancel` never leaves the run's thread
+// (no std::terminate). It is caught where the callback was called, the run is cancelled as by a
+// true from `cancel` (finished segments kept), neither callback is called again, and run() throws
+// Error(Interrupted) on the calling thread: "the progress callback threw: WHAT; ..." with the
+// exception's what(). An error the run met by itself before that (Input, Output, ...) is thrown
+// instead. A throw from the final call, after the work finished, is reported the same way (the
+// output is then complete). run_batch() and Job::work() treat `cancel` and `progress` alike.
 RunResult run(const RunRequest& request, const std::function<void(const Progress&)>& progress = {},
               const std::function<bool()>& cancel = {});
 

@@ -1,5 +1,7 @@
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "cli/commands.h"
 #include "server/serve.h"
@@ -80,6 +82,19 @@ void add_token_command(CLI::App& serve, Command& selected) {
   add_token_list(*token, selected);
 }
 
+// FRAMELIFT_SERVE_BUSY_TIMEOUT_MS: how long a database write waits for a lock another
+// connection holds (docs/server.md); an environment knob, not an option, for tests that provoke
+// the wait and for admins who script long sqlite3 sessions beside the server.
+int busy_timeout_from_env(int fallback) {
+  const char* v = std::getenv("FRAMELIFT_SERVE_BUSY_TIMEOUT_MS");
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long ms = std::strtol(v, &end, 10);
+  if (*end != '\0' || ms < 0 || ms > 3600000)
+    throw Error(ErrorKind::Usage, std::string("FRAMELIFT_SERVE_BUSY_TIMEOUT_MS=") + v + ": give milliseconds, 0-3600000");
+  return int(ms);
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, Command& selected) {
@@ -96,6 +111,14 @@ void add_serve_command(CLI::App& app, Command& selected) {
   cmd->add_flag("--insecure-http", o->insecure_http, "Allow plain HTTP on a non-loopback address (tokens in the clear)");
   cmd->add_option("--max-jobs-per-user", o->max_active_jobs_per_user, "Queued plus running jobs a user may have")
       ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--max-upload-bytes-per-user", o->max_upload_bytes_per_user,
+                  "Bytes one user's uploads may hold together (in progress and complete); past it 413")
+      ->check(CLI::Range(int64_t(1), std::numeric_limits<int64_t>::max()))
+      ->capture_default_str();
+  cmd->add_option("--min-free-bytes", o->min_free_bytes,
+                  "Free bytes kept on the data folder's disk: uploads and new jobs get 507 below it, running jobs stop")
+      ->check(CLI::Range(int64_t(0), std::numeric_limits<int64_t>::max()))
       ->capture_default_str();
   cmd->add_option("--price-per-hour", o->price_per_hour, "USD one worker slot (GPU) costs per hour: jobs show what they spent")
       ->check(CLI::Range(0.0, 10000.0))
@@ -116,6 +139,7 @@ void add_serve_command(CLI::App& app, Command& selected) {
     selected = [=] {
       server::ServeOptions options = *o;
       options.model_downloads = !*offline;
+      options.busy_timeout_ms = busy_timeout_from_env(options.busy_timeout_ms);
       for (const std::string& m : *media) options.media.emplace_back(m);
       for (size_t start = 0; !devices->empty() && start <= devices->size();) {
         const size_t comma = devices->find(',', start);

@@ -216,6 +216,7 @@ class Routes {
   void create_job(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
+    if (const std::string low = c_.disk.shortage(); !low.empty()) return error(res, 507, low);
     const std::optional<json> parsed = json_body(req, res);
     if (!parsed) return;
     if (const std::optional<Resolved> in = input_of(*u, *parsed, res)) create_job_from(*u, *parsed, *in, res);
@@ -490,9 +491,10 @@ class Routes {
       return error(res, 400, "size: the file's size in bytes is required");
     if (body["size"].get<int64_t>() > c_.max_upload_bytes)
       return error(res, 413, "uploads are limited to " + std::to_string(c_.max_upload_bytes) + " bytes");
-    const Store::Upload up = c_.store.add_upload(*u, body["name"], body["size"]);
-    res.set_header("Location", "/api/uploads/" + up.id);
-    reply(res, 201, upload_view(up));
+    const Uploads::Outcome made = c_.uploads.create(*u, body["name"], body["size"], c_.max_upload_bytes_per_user);
+    if (made.status != 201) return error(res, made.status, made.error);
+    res.set_header("Location", "/api/uploads/" + made.upload.id);
+    reply(res, 201, upload_view(made.upload));
   }
 
   static json upload_view(const Store::Upload& up) {

@@ -22,6 +22,7 @@ class Authenticator;
 class Uploads;
 class LongResponses;
 class PreviewQueue;
+class DiskGuard;
 
 struct ApiContext {
   Store& store;
@@ -40,6 +41,8 @@ struct ApiContext {
   int max_long_per_user = 4;
   PreviewQueue& previews;              // where previews run (preview_queue.h)
   int64_t max_preview_pixels = 0;      // the largest frame a preview's stages may make
+  const DiskGuard& disk;               // --min-free-bytes: 507 for new jobs and uploads below it
+  int64_t max_upload_bytes_per_user;   // what one user's uploads may hold together (uploads.h)
   std::atomic<bool> stopping{false};   // set before the server stops: event streams end
 };
 

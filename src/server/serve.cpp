@@ -9,7 +9,10 @@
 #include <thread>
 
 #include "server/auth.h"
+#include "server/data_lock.h"
+#include "server/disk_space.h"
 #include "server/guarded_server.h"
+#include "server/housekeeping.h"
 #include "server/http_api.h"
 #include "server/media_roots.h"
 #include "server/preview_queue.h"
@@ -77,11 +80,16 @@ void serve(const ServeOptions& o) {
   fs::create_directories(o.data, ec);
   if (ec) throw Error(ErrorKind::Output, str(o.data.string(), ": cannot create the data folder: ", ec.message()));
 
-  Store store(o.data);
+  // Before the queue is opened: a second server on this folder would requeue and run the first
+  // one's running jobs beside it.
+  const DataLock lock(o.data);
+  Store store(o.data, o.busy_timeout_ms);
   if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
-  Workers workers(store, o.data, o.devices);
+  if (const int n = remove_done_job_folders(store, o.data)) log::info("serve: removed the job folders of ", n, " finished job(s)");
+  const DiskGuard disk(o.data, o.min_free_bytes);
+  Workers workers(store, o.data, o.devices, disk);
   Authenticator auth(store);
-  Uploads uploads(store, o.data);
+  Uploads uploads(store, o.data, disk);
   // Long responses may hold at most half the request threads, so requests always find one.
   LongResponses long_responses(o.http.max_long_per_user, std::max(1, o.http.threads / 2));
   PreviewQueue previews;
@@ -100,7 +108,9 @@ void serve(const ServeOptions& o) {
                      long_responses,
                      o.http.max_long_per_user,
                      previews,
-                     o.max_preview_pixels};
+                     o.max_preview_pixels,
+                     disk,
+                     o.max_upload_bytes_per_user};
   add_api_routes(*http, context);
   // Upload chunks are the largest bodies; JSON routes hold theirs to max_request_bytes.
   http->set_payload_max_length(std::max(o.max_request_bytes, o.max_chunk_bytes));

@@ -21,6 +21,9 @@ struct ServeOptions {
   int max_active_jobs_per_user = 16;              // queued + running
   size_t max_request_bytes = 1 << 20;             // JSON bodies
   int64_t max_upload_bytes = int64_t(16) << 30;    // one uploaded file
+  int64_t max_upload_bytes_per_user = int64_t(64) << 30;  // all of one user's uploads (413 past it)
+  int64_t min_free_bytes = int64_t(1) << 30;       // free space kept on DATA's disk (507, jobs stop)
+  int busy_timeout_ms = 5000;                      // a database write waits this long for a lock
   size_t max_chunk_bytes = size_t(16) << 20;       // one PUT of an upload
   double price_per_hour = 0;                      // USD per worker slot and hour (jobs show what they spent)
   bool model_downloads = true;                    // the model library may download (false: npm tarballs only)
@@ -35,7 +38,8 @@ bool is_loopback(const std::string& host);
 // Serves until a stop is requested (SIGINT/SIGTERM, util/stop.h); running jobs then go back to the
 // queue with their finished segments kept. Throws Error(Usage) for bad options (a non-loopback
 // address without TLS or --insecure-http, unreadable certificates, a port in use), Error(Output)
-// when DATA cannot be written.
+// when DATA cannot be written, Error(Resource) when another server holds DATA (data_lock.h):
+// then nothing in DATA was touched.
 void serve(const ServeOptions& options);
 
 }  // namespace framelift::server

@@ -50,13 +50,13 @@ std::string Statement::text(int column) const {
   return p ? std::string(reinterpret_cast<const char*>(p), size_t(sqlite3_column_bytes(stmt_, column))) : std::string();
 }
 
-Database::Database(const std::filesystem::path& file) : file_(file.string()) {
+Database::Database(const std::filesystem::path& file, int busy_timeout_ms) : file_(file.string()) {
   if (sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     throw Error(ErrorKind::Output, str(file_, ": cannot open the server's database: ", message));
   }
-  sqlite3_busy_timeout(db_, 5000);
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
   exec("PRAGMA journal_mode=WAL");
   exec("PRAGMA synchronous=NORMAL");
   exec("PRAGMA foreign_keys=ON");

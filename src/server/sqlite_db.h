@@ -41,9 +41,11 @@ class Statement {
 
 class Database {
  public:
-  // Opens (creating) `file`, in WAL mode with a busy timeout, so that a crash mid-write leaves the
-  // last committed state. Throws Error(Output) when it cannot.
-  explicit Database(const std::filesystem::path& file);
+  // Opens (creating) `file`, in WAL mode, so that a crash mid-write leaves the last committed
+  // state. A statement that finds the database locked by another connection waits up to
+  // `busy_timeout_ms`, then throws Error(Output) ("database is locked"). Throws Error(Output)
+  // when it cannot open it.
+  explicit Database(const std::filesystem::path& file, int busy_timeout_ms = 5000);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -75,7 +75,9 @@ std::string token_hash(const std::string& token) {
   return h.hex();
 }
 
-Store::Store(const std::filesystem::path& data_dir) : db_(data_dir / "server.db") { db_.exec(kSchema); }
+Store::Store(const std::filesystem::path& data_dir, int busy_timeout_ms) : db_(data_dir / "server.db", busy_timeout_ms) {
+  db_.exec(kSchema);
+}
 
 std::string Store::add_token(const std::string& user, bool admin) {
   std::lock_guard lock(mutex_);
@@ -327,6 +329,15 @@ std::optional<Store::Upload> Store::upload(const std::string& id) {
 void Store::record_upload(const std::string& id, int64_t received, bool complete) {
   std::lock_guard lock(mutex_);
   db_.prepare("UPDATE uploads SET received = ?, complete = ? WHERE id = ?").bind(1, received).bind(2, int64_t(complete)).bind(3, id).run();
+}
+
+std::vector<Store::Upload> Store::uploads_of(int64_t user_id) {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare("SELECT id, name, user_id, size, received, complete FROM uploads WHERE user_id = ?");
+  s.bind(1, user_id);
+  std::vector<Upload> out;
+  while (s.step()) out.push_back({s.text(0), s.text(1), s.integer(2), s.integer(3), s.integer(4), s.integer(5) != 0});
+  return out;
 }
 
 void Store::add_event(int64_t id, const std::string& kind, const std::string& message) {

@@ -55,8 +55,9 @@ struct JobEvent {
 
 class Store {
  public:
-  // Opens or creates DATA/server.db. Throws Error(Output).
-  explicit Store(const std::filesystem::path& data_dir);
+  // Opens or creates DATA/server.db; a write waits up to `busy_timeout_ms` for a lock another
+  // connection holds (sqlite_db.h). Throws Error(Output).
+  explicit Store(const std::filesystem::path& data_dir, int busy_timeout_ms = 5000);
 
   // A new random token for `user` (created when new; `admin` only sets a new user's role).
   std::string add_token(const std::string& user, bool admin);
@@ -111,6 +112,7 @@ class Store {
   Upload add_upload(const User& user, const std::string& name, int64_t size);
   std::optional<Upload> upload(const std::string& id);
   void record_upload(const std::string& id, int64_t received, bool complete);
+  std::vector<Upload> uploads_of(int64_t user_id);
 
   void add_event(int64_t id, const std::string& kind, const std::string& message);
   std::vector<JobEvent> events(int64_t id);

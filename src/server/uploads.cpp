@@ -25,6 +25,8 @@ Uploads::Outcome Uploads::append(const Store::Upload& u, int64_t offset, const s
   if (now.complete) return {409, "the upload is complete", now};
   if (offset != now.received) return {409, str("expected the bytes from ", now.received), now};
   if (now.received + int64_t(bytes.size()) > now.size) return {400, str("more than the declared ", now.size, " bytes"), now};
+  // Checked before each write: a full disk would fail the database and every running job too.
+  if (const std::string why = disk_.shortage(int64_t(bytes.size())); !why.empty()) return {507, why, now};
   std::error_code ec;
   fs::create_directories(dir_, ec);
   const fs::path part = dir_ / (u.id + ".part");
@@ -46,6 +48,24 @@ Uploads::Outcome Uploads::append(const Store::Upload& u, int64_t offset, const s
   }
   store_.record_upload(u.id, now.received, now.complete);
   return {200, "", now};
+}
+
+Uploads::Outcome Uploads::create(const User& user, const std::string& name, int64_t size, int64_t quota) {
+  std::lock_guard lock(create_mutex_);
+  const int64_t held = bytes_held(user.id);
+  if (held + size > quota)
+    return {413, str("your uploads hold ", held, " bytes; ", size, " more would pass your quota of ", quota,
+                     " (--max-upload-bytes-per-user)"), {}};
+  if (const std::string why = disk_.shortage(size); !why.empty()) return {507, why, {}};
+  return {201, "", store_.add_upload(user, name, size)};
+}
+
+int64_t Uploads::bytes_held(int64_t user_id) {
+  int64_t held = 0;
+  std::error_code ec;
+  for (const Store::Upload& u : store_.uploads_of(user_id))
+    if (!u.complete || fs::exists(file(u), ec)) held += u.size;
+  return held;
 }
 
 }  // namespace framelift::server

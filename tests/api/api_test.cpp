@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -268,6 +269,50 @@ TEST(Api, CancellingOneRunLeavesAnotherRunning) {
   EXPECT_FALSE(fs::exists(dir / "cancelled.mkv"));
   EXPECT_EQ(kept.frames_out, 96);
   EXPECT_TRUE(fs::exists(dir / "kept.mkv"));
+}
+
+// A callback is the caller's code on the run's own thread: what it throws must come back on the
+// caller's thread as the run's error, never std::terminate (which would abort this test binary).
+TEST(Api, ACallbackThatThrowsStopsTheRunWithItsReason) {
+  const fs::path dir = temp_dir("api-callback-throws");
+  framelift::RunRequest r;
+  r.input = media("real_megamind.mkv").string();
+  r.output = (dir / "progress.mkv").string();
+  r.pipeline = "resize:scale=0.5,interpolate:factor=2";
+  r.codec = "ffv1";
+  r.segment_frames = 4;
+  std::atomic<int> calls{0};
+  try {
+    framelift::run(r, [&](const framelift::Progress&) {
+      ++calls;
+      throw std::runtime_error("the progress sink is gone");
+    });
+    ADD_FAILURE() << "a run whose progress callback threw finished";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Interrupted) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the progress callback threw: the progress sink is gone"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(calls.load(), 1) << "a callback that threw is not called again";
+  EXPECT_FALSE(fs::exists(dir / "progress.mkv"));
+
+  // The same for cancel, in one pass without a job, with something that is not a std::exception.
+  framelift::RunRequest pass = r;
+  pass.as_job = false;
+  pass.output = (dir / "cancel.mkv").string();
+  try {
+    framelift::run(pass, {}, []() -> bool { throw 42; });
+    ADD_FAILURE() << "a run whose cancel callback threw finished";
+  } catch (const framelift::Error& e) {
+    EXPECT_EQ(e.kind(), framelift::ErrorKind::Interrupted) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the cancel callback threw: an exception that is not a std::exception"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "cancel.mkv"));
+
+  // That cancel was the run's own: the next run works.
+  r.pipeline = "resize:scale=0.5";
+  r.output = (dir / "after.mkv").string();
+  EXPECT_EQ(framelift::run(r, [](const framelift::Progress&) {}).frames_out, 48);
 }
 
 // ffmpeg's framemd5 of every video frame (timestamps and pixels), for comparing two outputs.
