@@ -94,7 +94,8 @@ Declaration atd_declaration() {
           .constraints = {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
                           at_most("window_size", 128), multiple_of("window_size", 2), positive("num_tokens"),
                           positive("reducted_dim"), positive("convffn_kernel"), at_most("convffn_kernel", 63),
-                          positive("mlp_hidden"), positive("layers"), positive("depth"), positive("num_feat")}};
+                          positive("mlp_hidden"), positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

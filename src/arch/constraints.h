@@ -19,6 +19,11 @@ namespace framelift::arch {
 // few thousand), small enough that no product of two fits a 32-bit overflow or a huge allocation.
 inline constexpr double kMaxParam = 65536;
 
+// Layers and blocks per layer, counted off key names: published models have at most a dozen of
+// each. A cost walk loops over their product, which the fuzzer (fuzz/arch_shapes_fuzzer.cpp)
+// found taking minutes at 65536 x 65536.
+inline constexpr double kMaxBlocks = 256;
+
 // Where a hyper-parameter is read: axis `axis` of tensor `tensor` (layer 0's, where every layer
 // has one). Named in refusals, and what tests/models/malformed_shapes_test.cpp mutates.
 struct Axis {

@@ -104,7 +104,8 @@ Declaration dat_declaration() {
           .constraints = {positive("embed_dim"), positive("heads"), multiple_of("heads", 2), divides("heads", "embed_dim"),
                           positive("split_height"), at_most("split_height", 128), positive("split_width"),
                           at_most("split_width", 128), positive("ffn_hidden"), multiple_of("ffn_hidden", 2),
-                          positive("layers"), positive("depth"), positive("num_feat")}};
+                          positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

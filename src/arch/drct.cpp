@@ -72,7 +72,7 @@ Declaration drct_declaration() {
           // Dense layer k attends over embed_dim + k growth channels with heads - (that % heads)
           // heads: positive heads keep that modulo defined; detection checks each layer's split.
           .constraints = {positive("embed_dim"), positive("heads"), positive("window_size"), at_most("window_size", 128),
-                          positive("mlp_hidden"), positive("growth"), positive("layers"), positive("num_feat")}};
+                          positive("mlp_hidden"), positive("growth"), positive("layers"), at_most("layers", kMaxBlocks), positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

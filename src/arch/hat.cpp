@@ -83,7 +83,8 @@ Declaration hat_declaration() {
           .constraints = {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
                           at_most("window_size", 128), positive("overlap_window"), at_most("overlap_window", 192),
                           positive("mlp_hidden"), positive("cab_channels"), positive("squeeze_channels"),
-                          positive("layers"), positive("depth"), positive("num_feat")}};
+                          positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

@@ -83,7 +83,9 @@ Declaration scunet_declaration() {
           // heads: the bottom level's (4 dim transformer channels), read by detection only; head_dim,
           // 4 dim / heads, then splits every level's transformer half (dim / 2 at the top).
           .constraints = {positive("dim"), positive("heads"), divides("heads", "dim", 4), positive("head_dim"),
-                          divides("head_dim", "dim", 0.5)}};
+                          divides("head_dim", "dim", 0.5), at_most("m_down1", kMaxBlocks), at_most("m_down2", kMaxBlocks),
+                          at_most("m_down3", kMaxBlocks), at_most("m_body", kMaxBlocks), at_most("m_up3", kMaxBlocks),
+                          at_most("m_up2", kMaxBlocks), at_most("m_up1", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

@@ -67,6 +67,7 @@ std::vector<Constraint> swin_body_constraints() {
   // 128: twice the widest window published (SRFormer's 24, HAT's 16); a window's tables grow as its fourth power.
   return {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
           at_most("window_size", 128), positive("mlp_hidden"), positive("layers"), positive("depth"),
+          at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
           positive("num_feat")};
 }
 
