@@ -83,7 +83,19 @@ Declaration atd_declaration() {
           // from itself on a bf16-rounded input; tests/models/arch_atd_test.cpp). So the CPU
           // default stays fp32 for ATD and --precision bf16 is refused by name.
           .precisions = {Precision::Fp32},
-          .walk = walk};
+          .walk = walk,
+          .axes = {{"embed_dim", "conv_first.weight", 0},
+                   {"heads", "layers.0.residual_group.layers.0.attn_win.relative_position_bias_table", 1},
+                   {"window_size", "relative_position_index_SA", 0},
+                   {"num_tokens", "layers.0.residual_group.layers.0.attn_atd.scale", 0},
+                   {"reducted_dim", "layers.0.residual_group.layers.0.attn_atd.wq.weight", 0},
+                   {"convffn_kernel", "layers.0.residual_group.layers.0.convffn.dwconv.depthwise_conv.0.weight", 2},
+                   {"mlp_hidden", "layers.0.residual_group.layers.0.convffn.fc1.weight", 0}},
+          .constraints = {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
+                          at_most("window_size", 128), multiple_of("window_size", 2), positive("num_tokens"),
+                          positive("reducted_dim"), positive("convffn_kernel"), at_most("convffn_kernel", 63),
+                          positive("mlp_hidden"), positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

@@ -31,6 +31,12 @@ Declaration srformer_declaration();
 // SwinIR's walk (swinir.cpp), with Swin2SR's 1x1 patch embeddings where patch_embeddings is set.
 ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings);
 
+// What SwinIR, Swin2SR and SRFormer detection reads of a transformer body and must hold of it:
+// heads divide the embedding, windows and layers exist (`heads_tensor`: where each architecture
+// keeps its heads, axis `heads_axis`).
+std::vector<Axis> swin_body_axes(const std::string& heads_tensor, int heads_axis, const std::string& window_tensor);
+std::vector<Constraint> swin_body_constraints();
+
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);
 

@@ -94,7 +94,18 @@ Declaration dat_declaration() {
           .scales = {2, 3, 4},
           // spandrel keeps DAT out of fp16 (supports_half=False); bf16 holds (tests/models/arch_dat_test.cpp).
           .precisions = {Precision::Fp32, Precision::Bf16},
-          .walk = walk};
+          .walk = walk,
+          .axes = {{"embed_dim", "conv_first.weight", 0},
+                   {"heads", "layers.0.blocks.1.attn.temperature", 0},
+                   {"split_height", "layers.0.blocks.0.attn.attns.0.relative_position_index", 0},
+                   {"ffn_hidden", "layers.0.blocks.0.ffn.fc1.weight", 0},
+                   {"num_feat", "conv_last.weight", 1}},
+          // Heads are split between the spatial and the channel branch, and the gate halves the FFN.
+          .constraints = {positive("embed_dim"), positive("heads"), multiple_of("heads", 2), divides("heads", "embed_dim"),
+                          positive("split_height"), at_most("split_height", 128), positive("split_width"),
+                          at_most("split_width", 128), positive("ffn_hidden"), multiple_of("ffn_hidden", 2),
+                          positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

@@ -8,11 +8,14 @@
 // Adding an architecture: its declaration in a file of its own here (see srvgg_compact.cpp) and
 // one line in declarations.cpp; its network in src/models/ (detector and builder) and one line
 // in src/models/builtin_architectures.cpp. The registry refuses a network whose name has no
-// declaration, so the two cannot drift apart.
+// declaration, so the two cannot drift apart. List the tensor axes its detector reads (`axes`)
+// and what must hold of them (`constraints`, constraints.h): the registry checks every detection
+// against them, and a detector that divides by what it read calls check_shapes() first.
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "arch/constraints.h"
 #include "arch/cost.h"
 #include "arch/params.h"
 
@@ -30,6 +33,10 @@ struct Declaration {
   int frames_per_call = 1;   // input frames one call takes (RIFE: 2)
   // The walk for one scale and set of hyper-parameters (missing ones take the common values).
   std::function<ArchCost(int scale, const ArchParams& params)> walk;
+  // The tensor axes detection reads, by the hyper-parameter each becomes (named in refusals and
+  // mutated by tests/models/malformed_shapes_test.cpp), and what must hold of those values.
+  std::vector<Axis> axes;
+  std::vector<Constraint> constraints;
 
   bool runs_in(Precision p) const;
 };
@@ -40,6 +47,10 @@ const std::vector<Declaration>& declarations();
 const Declaration* find_declaration(const std::string& name);
 // Throws Error(Usage, "architecture NAME: no cost model (known: ...)") when it is not.
 const Declaration& declaration(const std::string& name);
+
+// check_params() with `name`'s axes and constraints: Error(Model) "<source>: NAME: ..." when a
+// value read off the checkpoint is not one the architecture can have. Nothing for an undeclared name.
+void check_shapes(const std::string& name, const ArchParams& params, const std::string& source);
 
 // The declared cost of `name` at `scale`. Throws Error(Usage) for an undeclared architecture or
 // a scale it does not come in.

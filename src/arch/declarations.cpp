@@ -59,6 +59,15 @@ const Declaration& declaration(const std::string& name) {
   throw Error(ErrorKind::Usage, str("architecture ", name, ": no cost model for it (known: ", known, ")"));
 }
 
+void check_shapes(const std::string& name, const ArchParams& params, const std::string& source) {
+  const Declaration* d = find_declaration(name);
+  // What every architecture's detection records besides its own parameters (the registry adds
+  // them): 16 is twice the largest published scale.
+  std::vector<Constraint> constraints = {positive("scale"), at_most("scale", 16), positive("in_channels"), positive("out_channels")};
+  if (d) constraints.insert(constraints.end(), d->constraints.begin(), d->constraints.end());
+  check_params(name, d ? d->axes : std::vector<Axis>{}, constraints, params, source);
+}
+
 ArchCost cost(const std::string& name, int scale, const ArchParams& params) {
   const Declaration& d = declaration(name);
   if (std::find(d.scales.begin(), d.scales.end(), scale) == d.scales.end()) {

@@ -62,7 +62,17 @@ Declaration drct_declaration() {
   // No fp16: spandrel marks DRCT as not supporting half precision, and framelift has measured only
   // bf16 against fp32 (tests/models/arch_drct_test.cpp).
   return {.name = "drct", .description = "DRCT (Dense-residual-connected Swin transformer: DRCT, DRCT-L)",
-          .scales = {1, 2, 3, 4}, .precisions = {Precision::Fp32, Precision::Bf16}, .walk = walk};
+          .scales = {1, 2, 3, 4}, .precisions = {Precision::Fp32, Precision::Bf16}, .walk = walk,
+          .axes = {{"embed_dim", "conv_first.weight", 0},
+                   {"heads", "layers.0.swin1.attn.relative_position_bias_table", 1},
+                   {"window_size", "layers.0.swin1.attn.relative_position_bias_table", 0},
+                   {"mlp_hidden", "layers.0.swin1.mlp.fc1.weight", 0},
+                   {"growth", "layers.0.adjust1.weight", 0},
+                   {"num_feat", "conv_last.weight", 1}},
+          // Dense layer k attends over embed_dim + k growth channels with heads - (that % heads)
+          // heads: positive heads keep that modulo defined; detection checks each layer's split.
+          .constraints = {positive("embed_dim"), positive("heads"), positive("window_size"), at_most("window_size", 128),
+                          positive("mlp_hidden"), positive("growth"), positive("layers"), at_most("layers", kMaxBlocks), positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

@@ -71,7 +71,20 @@ ArchCost walk(int scale, const ArchParams& p) {
 
 Declaration hat_declaration() {
   return {.name = "hat", .description = "HAT (Hybrid Attention Transformer: window, channel and overlapping cross-attention)",
-          .scales = {2, 3, 4}, .walk = walk};
+          .scales = {2, 3, 4}, .walk = walk,
+          .axes = {{"embed_dim", "conv_first.weight", 0},
+                   {"heads", "layers.0.residual_group.overlap_attn.relative_position_bias_table", 1},
+                   {"window_size", "relative_position_index_SA", 0},
+                   {"overlap_window", "relative_position_index_OCA", 1},
+                   {"mlp_hidden", "layers.0.residual_group.blocks.0.mlp.fc1.weight", 0},
+                   {"cab_channels", "layers.0.residual_group.blocks.0.conv_block.cab.0.weight", 0},
+                   {"squeeze_channels", "layers.0.residual_group.blocks.0.conv_block.cab.3.attention.1.weight", 0},
+                   {"num_feat", "conv_last.weight", 1}},
+          .constraints = {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
+                          at_most("window_size", 128), positive("overlap_window"), at_most("overlap_window", 192),
+                          positive("mlp_hidden"), positive("cab_channels"), positive("squeeze_channels"),
+                          positive("layers"), positive("depth"), at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+                          positive("num_feat")}};
 }
 
 }  // namespace framelift::arch

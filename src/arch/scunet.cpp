@@ -78,7 +78,14 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration scunet_declaration() {
-  return {.name = "scunet", .description = "SCUNet (Swin-Conv U-Net: blind denoising of real footage)", .scales = {1}, .walk = walk};
+  return {.name = "scunet", .description = "SCUNet (Swin-Conv U-Net: blind denoising of real footage)", .scales = {1}, .walk = walk,
+          .axes = {{"dim", "m_head.0.weight", 0}, {"heads", "m_body.0.trans_block.msa.relative_position_params", 0}},
+          // heads: the bottom level's (4 dim transformer channels), read by detection only; head_dim,
+          // 4 dim / heads, then splits every level's transformer half (dim / 2 at the top).
+          .constraints = {positive("dim"), positive("heads"), divides("heads", "dim", 4), positive("head_dim"),
+                          divides("head_dim", "dim", 0.5), at_most("m_down1", kMaxBlocks), at_most("m_down2", kMaxBlocks),
+                          at_most("m_down3", kMaxBlocks), at_most("m_body", kMaxBlocks), at_most("m_up3", kMaxBlocks),
+                          at_most("m_up2", kMaxBlocks), at_most("m_up1", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

@@ -64,7 +64,9 @@ Declaration srformer_declaration() {
           // spandrel kept SRFormer out of fp16 (supports_half=False); bf16 holds
           // (tests/models/arch_srformer_test.cpp).
           .precisions = {Precision::Fp32, Precision::Bf16},
-          .walk = walk};
+          .walk = walk,
+          .axes = swin_body_axes("attn.relative_position_bias_table", 1, "attn.aligned_relative_position_index"),
+          .constraints = swin_body_constraints()};
 }
 
 }  // namespace framelift::arch

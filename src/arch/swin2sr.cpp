@@ -9,7 +9,9 @@ Declaration swin2sr_declaration() {
   return {.name = "swin2sr",
           .description = "Swin2SR (SwinV2 image restoration: classical, lightweight and real-world SR, JPEG)",
           .scales = {1, 2, 3, 4, 8},
-          .walk = [](int scale, const ArchParams& p) { return swinir_walk("swin2sr", scale, p, true); }};
+          .walk = [](int scale, const ArchParams& p) { return swinir_walk("swin2sr", scale, p, true); },
+          .axes = swin_body_axes("attn.logit_scale", 0, "attn.relative_position_index"),
+          .constraints = swin_body_constraints()};
 }
 
 }  // namespace framelift::arch

@@ -55,11 +55,29 @@ ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bo
   return w.finish(arch, scale, 32, window * unshuffle);
 }
 
+std::vector<Axis> swin_body_axes(const std::string& heads_tensor, int heads_axis, const std::string& window_tensor) {
+  const std::string block = "layers.0.residual_group.blocks.0.";
+  return {{"embed_dim", "conv_first.weight", 0},
+          {"heads", block + heads_tensor, heads_axis},
+          {"window_tokens", block + window_tensor, 0},
+          {"mlp_hidden", block + "mlp.fc1.bias", 0}};
+}
+
+std::vector<Constraint> swin_body_constraints() {
+  // 128: twice the widest window published (SRFormer's 24, HAT's 16); a window's tables grow as its fourth power.
+  return {positive("embed_dim"), positive("heads"), divides("heads", "embed_dim"), positive("window_size"),
+          at_most("window_size", 128), positive("mlp_hidden"), positive("layers"), positive("depth"),
+          at_most("layers", kMaxBlocks), at_most("depth", kMaxBlocks),
+          positive("num_feat")};
+}
+
 Declaration swinir_declaration() {
   return {.name = "swinir",
           .description = "SwinIR (Swin Transformer image restoration: classical, lightweight and real-world SR, denoising, JPEG)",
           .scales = {1, 2, 3, 4, 8},
-          .walk = [](int scale, const ArchParams& p) { return swinir_walk("swinir", scale, p, false); }};
+          .walk = [](int scale, const ArchParams& p) { return swinir_walk("swinir", scale, p, false); },
+          .axes = swin_body_axes("attn.relative_position_bias_table", 1, "attn.relative_position_index"),
+          .constraints = swin_body_constraints()};
 }
 
 }  // namespace framelift::arch

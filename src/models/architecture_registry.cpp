@@ -36,11 +36,23 @@ std::string tried_names(const std::vector<Architecture>& archs) {
   return out;
 }
 
+// A detection checked against its declaration (src/arch/constraints.h): what a builder, a cost
+// walk or `models info` divides by or allocates from was read off an untrusted file. One place, so
+// that no caller of detect() can reach a network with zero heads or a 2^40-wide layer.
+DetectedArch checked(DetectedArch d, const std::string& source) {
+  arch::ArchParams all = d.params;
+  all["scale"] = d.scale;
+  all["in_channels"] = d.in_channels;
+  all["out_channels"] = d.out_channels;
+  arch::check_shapes(d.arch, all, source);
+  return d;
+}
+
 std::pair<DetectedArch, Architecture> detect_or_throw(const weights::StateDict& dict, const std::string& source) {
   const auto archs = architectures();
   if (dict.empty()) throw Error(ErrorKind::Model, str(source, ": no tensors in the weight file"));
   for (const auto& a : archs) {
-    if (auto found = a.detect(dict, source)) return {*found, a};
+    if (auto found = a.detect(dict, source)) return {checked(*found, source), a};
   }
   throw Error(ErrorKind::Model, str(source, ": unsupported architecture (", dict.size(), " tensors, first key '",
                                     dict.begin()->first, "'; tried ", tried_names(archs), ")"));
@@ -73,7 +85,7 @@ std::vector<Architecture> architectures() {
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   for (const auto& a : architectures()) {
-    if (auto found = a.detect(dict, source)) return found;
+    if (auto found = a.detect(dict, source)) return checked(*found, source);
   }
   return std::nullopt;
 }

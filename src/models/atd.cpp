@@ -31,6 +31,7 @@
 #include <cmath>
 #include <optional>
 
+#include "arch/declaration.h"
 #include "models/atd_category.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
@@ -319,7 +320,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     if (depth_of(i) != depth || heads_of(i) != heads)
       throw fail(str("group ", i, " has ", depth_of(i), " layers and ", heads_of(i), " heads where group 0 has ", depth, " and ", heads,
                      "; only uniform groups are supported"));
-  if (embed % heads) throw fail(str(embed, " channels do not split into ", heads, " heads"));
+  // The declared constraints (src/arch/atd.cpp) before anything divides by these.
+  arch::check_shapes("atd", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
 
   const SwinUpsampler u = swin_upsampler_of(dict);
   const int64_t scale = swin_reconstruction_scale(dict, u, in, source, "ATD");

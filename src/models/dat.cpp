@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -361,6 +362,9 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   const at::Tensor& offsets = dict.at(branch + "rpe_biases");
   if (offsets.dim() != 2 || offsets.size(1) != 2 || offsets.size(0) < 1) throw fail(branch + "rpe_biases is not a table of offsets");
   const at::Tensor last = offsets[-1].to(at::kDouble);
+  // Values, not shapes: bounded before llround, which is undefined past int64's range.
+  for (int k = 0; k < 2; ++k)
+    if (!(std::fabs(last[k].item<double>()) <= arch::kMaxParam)) throw fail(branch + "rpe_biases holds an offset beyond any window");
   const int64_t s0 = std::llround(last[0].item<double>()) + 1, s1 = std::llround(last[1].item<double>()) + 1;
   const int64_t n = dim(branch + "relative_position_index", 2, 0);
   if (s0 < 1 || s1 < 1 || s0 * s1 != n || offsets.size(0) != (2 * s0 - 1) * (2 * s1 - 1))
@@ -377,7 +381,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     return 2 * dim(b + "0.attn.attns.0.pos.pos3.2.weight", 2, 0);
   };
   const int64_t heads = heads_of(0);
-  if (heads % 2 || embed % heads) throw fail(str(embed, " channels do not split into ", heads, " heads in two branches"));
+  // The declared constraints (src/arch/dat.cpp) before anything divides by these.
+  arch::check_shapes("dat", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
   for (int64_t i = 1; i < layers; ++i) {
     const int64_t d = int64_t(key_indices(dict, str("layers.", i, ".blocks.")).size()), h = heads_of(i);
     if (d != depth || h != heads)

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <optional>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -243,6 +244,10 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   s.shifted = dict.count("layers.0.swin2.attn_mask") != 0;
   s.after_body = dict.count("conv_after_body.weight") != 0;
   s.patch_norm = dict.count("patch_embed.norm.weight") != 0;
+  // The declared constraints (src/arch/drct.cpp) before heads_of() takes a modulo by heads.
+  arch::check_shapes("drct", {{"embed_dim", double(s.embed)}, {"heads", double(s.heads)}, {"growth", double(s.growth)},
+                              {"in_channels", double(s.in)}},
+                     source);
   if (dim("conv_last.weight", 4, 0) != s.in) throw fail(str("conv_last makes ", dim("conv_last.weight", 4, 0), " channels from ", s.in));
   for (int k = 0; k < kDenseLayers; ++k)
     if (s.heads_of(k) <= 0 || s.width(k) % s.heads_of(k))

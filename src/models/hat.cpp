@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -271,7 +272,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (window * window != n || overlap * overlap != on || overlap < window || (overlap - window) % 2)
     throw fail(str("window tables of ", n, " and ", on, " tokens are not a window and a wider centred one"));
   const int64_t heads = dim(group + "overlap_attn.relative_position_bias_table", 2, 1);
-  if (embed % heads) throw fail(str(embed, " channels do not split into ", heads, " heads"));
+  // The declared constraints (src/arch/hat.cpp) before anything divides by these.
+  arch::check_shapes("hat", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   const int64_t depth = int64_t(key_indices(dict, group + "blocks.").size());
   for (int64_t i = 1; i < layers; ++i) {

@@ -176,6 +176,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (static_cast<int>(blocks.size()) != nb) throw fail(str("blocks are not numbered 0..", nb - 1));
   int num_up = 0;
   while (sd.count(str("conv_up", num_up + 1, ".weight"))) ++num_up;
+  // Counted off key names a crafted file can repeat: bounded before the shift below (x16 at most).
+  if (num_up > 4) throw fail(str(num_up, " upscaling steps (conv_up1..", num_up, "): at most 4 (x16)"));
   // Real-ESRGAN x2/x1 models pixel-unshuffle the input by 2/4 before conv_first.
   int64_t unshuffle = 1;
   if (*in_raw == *out * 16) unshuffle = 4;

@@ -23,6 +23,7 @@
 
 #include <array>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -193,9 +194,12 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (!dim || !in || !out || !heads || !span) throw fail("m_head.0, m_tail.0 or m_body.0's position table has unexpected ranks");
   if (*span != 2 * kWindow - 1)
     throw fail(str("the position table spans ", *span, " offsets: a window of ", (*span + 1) / 2, ", not upstream's 8"));
-  // m_body's blocks carry 4 dim transformer channels.
-  if (*heads <= 0 || (4 * *dim) % *heads || (*dim / 2) % ((4 * *dim) / *heads))
-    throw fail(str(*heads, " heads at the bottom level do not divide ", *dim, " channels into whole heads at every level"));
+  // m_body's blocks carry 4 dim transformer channels in `heads` heads: the declared constraints
+  // (src/arch/scunet.cpp) hold before head_dim divides them, and head_dim then splits every level.
+  arch::check_shapes("scunet", {{"dim", double(*dim)}, {"heads", double(*heads)}, {"in_channels", double(*in)},
+                                {"out_channels", double(*out)}},
+                     source);
+  arch::check_shapes("scunet", {{"dim", double(*dim)}, {"head_dim", double(4 * *dim / *heads)}}, source);
 
   DetectedArch d;
   d.arch = "scunet";

@@ -27,6 +27,7 @@
 #include <optional>
 #include <utility>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/srformer_windows.h"
@@ -205,8 +206,9 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
   auto heads_of = [&](int64_t i) { return dim(str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1); };
   const int64_t heads = heads_of(0);
-  if (embed % 4 || embed % heads)
-    throw fail(str(embed, " channels do not split into four key/value quarters and ", heads, " heads"));
+  // The declared constraints (src/arch/srformer.cpp) before anything divides by these.
+  arch::check_shapes("srformer", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
+  if (embed % 4) throw fail(str(embed, " channels do not split into four key/value quarters"));
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   auto blocks_in = [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.blocks.")).size()); };
   const int64_t depth = blocks_in(0);

@@ -1,6 +1,8 @@
 #include "models/state_dict_keys.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace framelift::models {
 
@@ -31,8 +33,10 @@ bool is_conv(const weights::StateDict& dict, const std::string& key) {
 std::optional<int> shuffle_factor(int64_t n, int64_t base) {
   if (base <= 0 || n % base != 0) return std::nullopt;
   const int64_t sq = n / base;
-  for (int64_t s = 1; s * s <= sq; ++s)
-    if (s * s == sq) return static_cast<int>(s);
+  // n is a tensor's dimension, up to 2^63: a root by sqrt, not by counting up to it.
+  const int64_t r = std::llround(std::sqrt(double(sq)));
+  for (int64_t s = std::max<int64_t>(1, r - 1); s <= r + 1 && s <= 3037000499; ++s)
+    if (s * s == sq) return s <= 65536 ? std::optional<int>(static_cast<int>(s)) : std::nullopt;
   return std::nullopt;
 }
 

@@ -211,7 +211,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": Swin2SR layout: ", why)); };
   if (const std::string why = unsupported(dict); !why.empty()) throw fail(why);
 
-  const SwinShape s = read_swin_body(dict, source, "Swin2SR", "conv_first.weight", [&](int64_t i) {
+  const SwinShape s = read_swin_body(dict, source, "Swin2SR", "swin2sr", "conv_first.weight", [&](int64_t i) {
     return dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.logit_scale"), 3, 0);
   });
   const int64_t out = dim_of(dict, "conv_last.weight", 4, 0).value_or(s.in);

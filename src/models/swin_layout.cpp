@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "arch/declaration.h"
 #include "models/state_dict_keys.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -16,7 +17,8 @@ int64_t blocks_in(const weights::StateDict& dict, int64_t layer) {
 }  // namespace
 
 SwinShape read_swin_body(const weights::StateDict& dict, const std::string& source, const std::string& arch,
-                         const std::string& first, const std::function<std::optional<int64_t>(int64_t)>& heads_of) {
+                         const std::string& declared, const std::string& first,
+                         const std::function<std::optional<int64_t>(int64_t)>& heads_of) {
   auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": ", arch, " layout: ", why)); };
   const std::string block = "layers.0.residual_group.blocks.0.";
   const auto embed = dim_of(dict, first, 4, 0), in = dim_of(dict, first, 4, 1);
@@ -24,9 +26,12 @@ SwinShape read_swin_body(const weights::StateDict& dict, const std::string& sour
   const auto index = dim_of(dict, block + "attn.relative_position_index", 2, 0);
   const auto heads = heads_of(0);
   if (!embed || !in || !hidden || !index || !heads) throw fail("conv_first, mlp.fc1 or the attention's tables have unexpected ranks");
+  // The declared constraints before anything below (or the builder) divides by these.
+  arch::check_shapes(declared, {{"embed_dim", double(*embed)}, {"heads", double(*heads)}, {"mlp_hidden", double(*hidden)},
+                                {"in_channels", double(*in)}, {"window_tokens", double(*index)}},
+                     source);
   const int64_t window = std::llround(std::sqrt(double(*index)));
   if (window * window != *index) throw fail(str("relative_position_index has ", *index, " rows, not a square window"));
-  if (*embed % *heads) throw fail(str(*embed, " channels do not split into ", *heads, " heads"));
 
   // Every layer alike: the builder and the cost walk take one depth.
   const int64_t layers = int64_t(key_indices(dict, "layers.").size()), depth = blocks_in(dict, 0);

@@ -25,8 +25,10 @@ struct SwinShape {
 // layer I from heads_of(I) (each architecture keeps them in another table), window from
 // relative_position_index, the MLP from mlp.fc1. Every layer must have layer 0's blocks and heads
 // (every published model does). Throws Error(Model) "<source>: <arch> layout: ..." otherwise.
+// `declared`: the registry name whose declared constraints (src/arch/) the sizes must meet.
 SwinShape read_swin_body(const weights::StateDict& dict, const std::string& source, const std::string& arch,
-                         const std::string& first, const std::function<std::optional<int64_t>(int64_t)>& heads_of);
+                         const std::string& declared, const std::string& first,
+                         const std::function<std::optional<int64_t>(int64_t)>& heads_of);
 
 // The shared hyper-parameters, in SwinIR's order (embed_dim ... img_range), from a body and its
 // reconstruction; img_range is 255 for a window of 7, spandrel's rule for the JPEG models.

@@ -165,7 +165,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SwinIR layout: ", why)); };
 
   const bool unshuffled = dict.count("conv_first.1.weight") != 0;
-  SwinShape s = read_swin_body(dict, source, "SwinIR", unshuffled ? "conv_first.1.weight" : "conv_first.weight", [&](int64_t i) {
+  SwinShape s = read_swin_body(dict, source, "SwinIR", "swinir", unshuffled ? "conv_first.1.weight" : "conv_first.weight", [&](int64_t i) {
     return dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1);
   });
   // A pixel unshuffle before conv_first packs u x u pixels into the channels: in = 3 * u^2 (or 1 * u^2).
