@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -198,6 +199,8 @@ std::optional<DetectedArch> detect_unets(const weights::StateDict& dict, const s
   auto out = dim_of(dict, "unet2.conv_bottom.weight", 4, 0);
   if (!in || !bottom_k || !out)
     throw Error(ErrorKind::Model, str(source, ": Real-CUGAN layout: unet1.conv1, unet1.conv_bottom or unet2.conv_bottom is not a convolution"));
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("realcugan", {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "realcugan";
   d.in_channels = static_cast<int>(*in);
