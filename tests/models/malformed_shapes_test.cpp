@@ -142,6 +142,36 @@ StateDict synthetic_reference(const std::string& name) {
       for (int k = 1; k <= 5; ++k) add_conv(d, str("body.0.rdb", j, ".conv", k), 8 + (k - 1) * 4, k == 5 ? 8 : 4);
     for (const char* c : {"conv_body", "conv_up1", "conv_hr"}) add_conv(d, c, 8, 8);
     add_conv(d, "conv_last", 8, 3);
+  } else if (name == "realcugan" || name == "waifu2x_cunet") {  // 2x (a 4x4 bottom deconvolution) or 1x (3x3 conv)
+    auto unet_conv = [&](const std::string& p, int64_t in, int64_t mid, int64_t out, bool se) {
+      add_conv(d, p + ".conv.0", in, mid);
+      add_conv(d, p + ".conv.2", mid, out);
+      if (se) {
+        add_conv(d, p + ".seblock.conv1", out, out / 8, 1);
+        add_conv(d, p + ".seblock.conv2", out / 8, out, 1);
+      }
+    };
+    auto deconv = [&](const std::string& p, int64_t in, int64_t out, int64_t k) {
+      d[p + ".weight"] = at::zeros({in, out, k, k});
+      d[p + ".bias"] = at::zeros({out});
+    };
+    unet_conv("unet1.conv1", 3, 32, 64, false);
+    unet_conv("unet1.conv2", 64, 128, 64, true);
+    add_conv(d, "unet1.conv1_down", 64, 64, 2);
+    add_conv(d, "unet1.conv3", 64, 64);
+    deconv("unet1.conv2_up", 64, 64, 2);
+    if (name == "realcugan") deconv("unet1.conv_bottom", 64, 3, 4);
+    else add_conv(d, "unet1.conv_bottom", 64, 3);
+    unet_conv("unet2.conv1", 3, 32, 64, false);
+    unet_conv("unet2.conv2", 64, 64, 128, true);
+    unet_conv("unet2.conv3", 128, 256, 128, true);
+    unet_conv("unet2.conv4", 128, 64, 64, true);
+    add_conv(d, "unet2.conv1_down", 64, 64, 2);
+    add_conv(d, "unet2.conv2_down", 128, 128, 2);
+    add_conv(d, "unet2.conv5", 64, 64);
+    add_conv(d, "unet2.conv_bottom", 64, 3);
+    deconv("unet2.conv3_up", 128, 128, 2);
+    deconv("unet2.conv4_up", 64, 64, 2);
   } else if (name == "waifu2x_upconv7") {  // luma
     int64_t in = 1;
     for (int64_t i = 0; i < 6; ++i) {
