@@ -199,8 +199,6 @@ std::optional<DetectedArch> detect_unets(const weights::StateDict& dict, const s
   auto out = dim_of(dict, "unet2.conv_bottom.weight", 4, 0);
   if (!in || !bottom_k || !out)
     throw Error(ErrorKind::Model, str(source, ": Real-CUGAN layout: unet1.conv1, unet1.conv_bottom or unet2.conv_bottom is not a convolution"));
-  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
-  arch::check_shapes("realcugan", {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "realcugan";
   d.in_channels = static_cast<int>(*in);
@@ -220,6 +218,8 @@ std::optional<DetectedArch> detect_unets(const weights::StateDict& dict, const s
     d.scale = 2;
     d.out_channels = static_cast<int>(*out);
   }
+  // The raw values, not the int they narrowed to: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes(d.arch, {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   if (d.arch == "realcugan") d.variant = dict.count("pro") ? "pro" : "se";
   return d;
 }
