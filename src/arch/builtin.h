@@ -39,6 +39,8 @@ std::vector<Constraint> swin_body_constraints();
 
 // The two U-Nets Real-CUGAN and waifu2x CUNet share (realcugan.cpp).
 ArchCost cunet_walk(const std::string& arch, int scale);
+// The channel axes both CUNet detections read (realcugan.cpp); every other width is fixed.
+std::vector<Axis> cunet_axes();
 
 // nb residual blocks (x + conv(relu(conv(x)))) of KAIR's U-Nets, c wide (drunet.cpp).
 void kair_res_blocks(NetWalk& w, double c, int nb);

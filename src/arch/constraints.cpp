@@ -15,6 +15,9 @@ Constraint divides(std::string param, std::string other, double factor) {
   return {Constraint::Kind::Divides, std::move(param), std::move(other), factor, 0};
 }
 Constraint equals(std::string param, std::string other) { return {Constraint::Kind::Equals, std::move(param), std::move(other), 0, 0}; }
+Constraint no_more_than(std::string param, std::string other) {
+  return {Constraint::Kind::NoMoreThan, std::move(param), std::move(other), 0, 0};
+}
 
 namespace {
 
@@ -49,12 +52,14 @@ std::string problem(const Constraint& c, const ArchParams& p, const std::vector<
     }
     case Constraint::Kind::Equals:
       return v == p.get(c.other, 0) ? "" : str(what, " differs from ", named(c.other, p.get(c.other, 0), axes));
+    case Constraint::Kind::NoMoreThan:
+      return v <= p.get(c.other, 0) ? "" : str(what, " is more than ", named(c.other, p.get(c.other, 0), axes));
   }
   return "";
 }
 
 bool applies(const Constraint& c, const ArchParams& p) {
-  const bool two = c.kind == Constraint::Kind::Divides || c.kind == Constraint::Kind::Equals;
+  const bool two = c.kind == Constraint::Kind::Divides || c.kind == Constraint::Kind::Equals || c.kind == Constraint::Kind::NoMoreThan;
   return p.contains(c.param) && (!two || p.contains(c.other));
 }
 

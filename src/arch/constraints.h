@@ -33,10 +33,10 @@ struct Axis {
 };
 
 struct Constraint {
-  enum class Kind { Positive, AtMost, InRange, MultipleOf, Divides, Equals };
+  enum class Kind { Positive, AtMost, InRange, MultipleOf, Divides, Equals, NoMoreThan };
   Kind kind;
   std::string param;  // the value checked
-  std::string other;  // Divides: the value param divides; Equals: the value it equals
+  std::string other;  // Divides: the value param divides; Equals: the value it equals; NoMoreThan: its bound
   double lo = 0, hi = 0;  // AtMost: hi; InRange: [lo, hi]; MultipleOf: lo; Divides: other's factor (lo)
 };
 
@@ -48,6 +48,8 @@ Constraint multiple_of(std::string param, double n);          // param % n == 0 
 // first, so a zero never reaches the modulo.
 Constraint divides(std::string param, std::string other, double factor = 1);
 Constraint equals(std::string param, std::string other);      // param == other
+// param <= other: a part of a tensor's channels (PLKSR's large-kernel slice of dim) cannot be wider than the whole.
+Constraint no_more_than(std::string param, std::string other);
 
 // Checks `params` (hyper-parameters of architecture `arch`, as far as a detector has read them):
 // every value finite and within [-kMaxParam, kMaxParam], then each constraint whose parameters

@@ -53,8 +53,20 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration fbcnn_declaration() {
-  return {.name = "fbcnn", .description = "FBCNN (flexible blind JPEG artifact removal, predicts the quality factor)",
-          .scales = {1}, .walk = walk};
+  return {.name = "fbcnn",
+          .description = "FBCNN (flexible blind JPEG artifact removal, predicts the quality factor)",
+          .scales = {1},
+          .walk = walk,
+          .axes = {{"nc0", "m_head.weight", 0},
+                   {"in_channels", "m_head.weight", 1},
+                   {"nc1", "m_down2.0.res.0.weight", 0},
+                   {"nc2", "m_down3.0.res.0.weight", 0},
+                   {"nc3", "m_body_encoder.0.res.0.weight", 0},
+                   {"out_channels", "m_tail.weight", 0},
+                   {"qf_hidden", "qf_embed.0.weight", 0}},
+          // nb residual blocks per level, counted off key names.
+          .constraints = {positive("nc0"), positive("nc1"), positive("nc2"), positive("nc3"), positive("nb"),
+                          at_most("nb", kMaxBlocks), positive("qf_hidden")}};
 }
 
 }  // namespace framelift::arch

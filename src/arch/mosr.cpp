@@ -58,7 +58,26 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration mosr_declaration() {
-  return {.name = "mosr", .description = "MoSR (MambaOut-style gated CNN super-resolution)", .scales = {1, 2, 3, 4}, .walk = walk};
+  return {.name = "mosr",
+          .description = "MoSR (MambaOut-style gated CNN super-resolution)",
+          .scales = {1, 2, 3, 4},
+          .walk = walk,
+          .axes = {{"dim", "gblocks.0.weight", 0},
+                   {"in_channels", "gblocks.0.weight", 1},
+                   {"hidden", "gblocks.1.fc1.weight", 0},  // 2 hidden
+                   {"conv_channels", "gblocks.1.conv.weight", 0},
+                   {"kernel_size", "gblocks.1.conv.weight", 2},
+                   // one of three upsamplers: out * scale^2, 8 out * scale^2, or DySample's 2 * 4 * scale^2 offsets
+                   {"scale", "upsampler.0.weight", 0},
+                   {"scale", "upsampler.in_to_k.weight", 0},
+                   {"scale", "upsampler.offset.weight", 0},
+                   {"out_channels", "upsampler.end_conv.weight", 0}},
+          // fc1's output splits into hidden, hidden - conv_channels and conv_channels; the
+          // depthwise conv pads kernel_size / 2. DySample's 4 groups (dim / 4 each) are checked by
+          // the detector, as only that upsampler has them.
+          .constraints = {positive("dim"), positive("hidden"), positive("conv_channels"), no_more_than("conv_channels", "hidden"),
+                          positive("kernel_size"), at_most("kernel_size", 255), positive("n_block"),
+                          at_most("n_block", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

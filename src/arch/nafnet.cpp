@@ -61,11 +61,25 @@ ArchCost walk(int scale, const ArchParams& p) {
   return cost;
 }
 
+// Each level doubles the channels (width * 2^levels at the bottom) and the frame is padded to
+// 2^levels; blocks per stage are counted off key names. 8 levels: twice upstream's 4.
+std::vector<Constraint> nafnet_constraints() {
+  std::vector<Constraint> c = {positive("width"), positive("levels"), at_most("levels", 8), at_most("middle", kMaxBlocks)};
+  for (int i = 0; i < 8; ++i) {
+    c.push_back(at_most(str("enc", i), kMaxBlocks));
+    c.push_back(at_most(str("dec", i), kMaxBlocks));
+  }
+  return c;
+}
+
 }  // namespace
 
 Declaration nafnet_declaration() {
   return {.name = "nafnet", .description = "NAFNet (nonlinear-activation-free U-Net: SIDD denoising, GoPro/REDS deblurring)",
-          .scales = {1}, .walk = walk};
+          .scales = {1},
+          .walk = walk,
+          .axes = {{"width", "intro.weight", 0}, {"in_channels", "intro.weight", 1}, {"out_channels", "ending.weight", 0}},
+          .constraints = nafnet_constraints()};
 }
 
 }  // namespace framelift::arch

@@ -109,7 +109,20 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration omnisr_declaration() {
-  return {.name = "omnisr", .description = "OmniSR (Omni Aggregation Network)", .scales = {1, 2, 3, 4}, .walk = walk};
+  return {.name = "omnisr",
+          .description = "OmniSR (Omni Aggregation Network)",
+          .scales = {1, 2, 3, 4},
+          .walk = walk,
+          .axes = {{"num_feat", "input.weight", 0},
+                   {"in_channels", "input.weight", 1},
+                   {"scale", "up.0.weight", 0},  // out_channels * scale^2
+                   // (2 window_size - 1)^2 rows; absent with pe = 0 (window 8 then)
+                   {"window_size", "residual_layer.0.residual_layer.0.layer.2.fn.rel_pos_bias.weight", 0}},
+          // Every attention splits num_feat into 4 heads (channel attention and windows: c / 4),
+          // the SE gates reduce to num_feat / 4; windows divide the (padded) frame.
+          .constraints = {positive("num_feat"), multiple_of("num_feat", 4), positive("res_num"), at_most("res_num", kMaxBlocks),
+                          positive("block_num"), at_most("block_num", kMaxBlocks), positive("window_size"),
+                          at_most("window_size", 128)}};
 }
 
 }  // namespace framelift::arch

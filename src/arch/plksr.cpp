@@ -24,7 +24,25 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration plksr_declaration() {
-  return {.name = "plksr", .description = "PLKSR (Partial Large Kernel CNN)", .scales = {1, 2, 3, 4}, .walk = walk};
+  // The last conv (feats.<n_blocks + 1>, whose outputs give the scale) has no fixed name to declare.
+  return {.name = "plksr",
+          .description = "PLKSR (Partial Large Kernel CNN)",
+          .scales = {1, 2, 3, 4},
+          .walk = walk,
+          .axes = {{"dim", "feats.0.weight", 0},
+                   {"in_channels", "feats.0.weight", 1},
+                   {"mixer_kernel_in", "feats.1.channe_mixer.0.weight", 2},
+                   {"mixer_kernel_out", "feats.1.channe_mixer.2.weight", 2},
+                   {"lk_channels", "feats.1.lk.conv.weight", 0},
+                   {"kernel_size", "feats.1.lk.conv.weight", 2},
+                   {"lk_channels", "feats.1.lk.mn_conv.weight", 0},  // the rectangular-sparse layout's
+                   {"kernel_size", "feats.1.lk.mn_conv.weight", 2}},
+          // The large kernel convolves the first lk_channels of dim (and pads kernel_size / 2, the
+          // rectangular one kernel_size / 3 too); the mixers pad theirs by half.
+          .constraints = {positive("dim"), positive("lk_channels"), no_more_than("lk_channels", "dim"), positive("kernel_size"),
+                          at_most("kernel_size", 255), positive("mixer_kernel_in"), at_most("mixer_kernel_in", 255),
+                          positive("mixer_kernel_out"), at_most("mixer_kernel_out", 255), positive("n_blocks"),
+                          at_most("n_blocks", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

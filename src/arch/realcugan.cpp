@@ -74,11 +74,18 @@ ArchCost cunet_walk(const std::string& arch, int scale) {
   return cost;
 }
 
+std::vector<Axis> cunet_axes() {
+  // Which of the two, and its scale, is told by key names and unet1.conv_bottom's kernel (3, 4
+  // or 5), which the builder then reads at that exact shape: only the channels are parameters.
+  return {{"in_channels", "unet1.conv1.conv.0.weight", 1}, {"out_channels", "unet2.conv_bottom.weight", 0}};
+}
+
 Declaration realcugan_declaration() {
   return {.name = "realcugan",
           .description = "Real-CUGAN (UpCunet 2x/3x/4x)",
           .scales = {2, 3, 4},
-          .walk = [](int scale, const ArchParams&) { return cunet_walk("realcugan", scale); }};
+          .walk = [](int scale, const ArchParams&) { return cunet_walk("realcugan", scale); },
+          .axes = cunet_axes()};
 }
 
 }  // namespace framelift::arch

@@ -31,7 +31,15 @@ Declaration realplksr_declaration() {
           .description = "RealPLKSR (PLKSR for real-world degradations)",
           .scales = {1, 2, 3, 4},
           .precisions = {Precision::Fp32, Precision::Bf16},
-          .walk = walk};
+          .walk = walk,
+          .axes = {{"dim", "feats.0.weight", 0},
+                   {"in_channels", "feats.0.weight", 1},
+                   {"lk_channels", "feats.1.lk.conv.weight", 0},
+                   {"kernel_size", "feats.1.lk.conv.weight", 2}},
+          // As PLKSR's: the large kernel convolves the first lk_channels of dim. The GroupNorm's
+          // groups (dim a multiple of 4 without the layer norm) are checked by the detector.
+          .constraints = {positive("dim"), positive("lk_channels"), no_more_than("lk_channels", "dim"), positive("kernel_size"),
+                          at_most("kernel_size", 255), positive("n_blocks"), at_most("n_blocks", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

@@ -45,7 +45,19 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration rrdbnet_declaration() {
-  return {.name = "rrdbnet", .description = "ESRGAN / Real-ESRGAN (RRDBNet)", .scales = {1, 2, 4, 8}, .walk = walk};
+  // Real-ESRGAN's key names (the BSRGAN and old ESRGAN layouts are renamed to them before detection).
+  return {.name = "rrdbnet",
+          .description = "ESRGAN / Real-ESRGAN (RRDBNet)",
+          .scales = {1, 2, 4, 8},
+          .walk = walk,
+          .axes = {{"nf", "conv_first.weight", 0},
+                   {"in_channels", "conv_first.weight", 1},  // times pixel_unshuffle^2
+                   {"gc", "body.0.rdb1.conv1.weight", 0},
+                   {"out_channels", "conv_last.weight", 0}},
+          // The builder reads nb blocks and upsample_steps convs (x2 each), and conv_first takes
+          // in_channels * pixel_unshuffle^2: the two counts come off key names.
+          .constraints = {positive("nf"), positive("gc"), positive("nb"), at_most("nb", kMaxBlocks),
+                          in_range("upsample_steps", 0, 4), in_range("pixel_unshuffle", 1, 4)}};
 }
 
 }  // namespace framelift::arch

@@ -40,7 +40,14 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration safmn_declaration() {
-  return {.name = "safmn", .description = "SAFMN (Spatially-Adaptive Feature Modulation Network)", .scales = {2, 3, 4}, .walk = walk};
+  return {.name = "safmn",
+          .description = "SAFMN (Spatially-Adaptive Feature Modulation Network)",
+          .scales = {2, 3, 4},
+          .walk = walk,
+          .axes = {{"dim", "to_feat.weight", 0}, {"ffn_hidden", "feats.0.ccm.ccm.0.weight", 0}, {"scale", "to_img.0.weight", 0}},
+          // The modulation splits dim into 4 levels (dim / 4 channels each); blocks counted off key names.
+          .constraints = {positive("dim"), multiple_of("dim", 4), positive("ffn_hidden"), positive("n_blocks"),
+                          at_most("n_blocks", kMaxBlocks)}};
 }
 
 }  // namespace framelift::arch

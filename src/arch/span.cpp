@@ -40,7 +40,14 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration span_declaration() {
-  return {.name = "span", .description = "SPAN (Swift Parameter-free Attention Network)", .scales = {1, 2, 3, 4}, .walk = walk};
+  return {.name = "span",
+          .description = "SPAN (Swift Parameter-free Attention Network)",
+          .scales = {1, 2, 3, 4},
+          .walk = walk,
+          .axes = {{"feature_channels", "conv_1.sk.weight", 0},
+                   {"in_channels", "conv_1.sk.weight", 1},
+                   {"scale", "upsampler.0.weight", 0}},  // out_channels * scale^2
+          .constraints = {positive("feature_channels")}};
 }
 
 }  // namespace framelift::arch

@@ -26,7 +26,14 @@ ArchCost walk(int scale, const ArchParams& p) {
 }  // namespace
 
 Declaration srvgg_compact_declaration() {
-  return {.name = "srvgg_compact", .description = "Real-ESRGAN Compact (SRVGGNetCompact)", .scales = {1, 2, 3, 4}, .walk = walk};
+  // The last conv (body.<2 num_conv + 2>, whose outputs give the scale) has no fixed name to declare.
+  return {.name = "srvgg_compact",
+          .description = "Real-ESRGAN Compact (SRVGGNetCompact)",
+          .scales = {1, 2, 3, 4},
+          .walk = walk,
+          .axes = {{"num_feat", "body.0.weight", 0}, {"in_channels", "body.0.weight", 1}},
+          // num_conv: counted off key names (body.N), as layers are.
+          .constraints = {positive("num_feat"), at_most("num_conv", kMaxBlocks), equals("out_channels", "in_channels")}};
 }
 
 }  // namespace framelift::arch

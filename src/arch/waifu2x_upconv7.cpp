@@ -17,7 +17,12 @@ ArchCost walk(int, const ArchParams&) {
 }  // namespace
 
 Declaration waifu2x_upconv7_declaration() {
-  return {.name = "waifu2x_upconv7", .description = "waifu2x UpConv7", .scales = {2}, .walk = walk};
+  return {.name = "waifu2x_upconv7",
+          .description = "waifu2x UpConv7",
+          .scales = {2},
+          .walk = walk,
+          // The other six convs' channels are fixed (16 ... 256); the universal checks cover these two.
+          .axes = {{"in_channels", "net.0.weight", 1}, {"out_channels", "net.12.weight", 1}}};
 }
 
 }  // namespace framelift::arch

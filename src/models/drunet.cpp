@@ -17,6 +17,7 @@
 
 #include <array>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/kair_blocks.h"
 #include "models/native_model.h"
@@ -112,6 +113,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (!head || !in || !out || !nc1 || !nc2 || !nc3) throw fail("m_head, m_tail or a level's first block is not a convolution");
   if (*in < 2) throw fail(str("m_head takes ", *in, " channels: there is no room for the noise-level plane beside the image"));
 
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("drunet", {{"in_channels", double(*in - 1)}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "drunet";
   d.scale = 1;

@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/jpeg_quality.h"
 #include "models/kair_blocks.h"
@@ -173,6 +174,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (!nc0 || !in || !out || !nc1 || !nc2 || !nc3) throw fail("m_head, m_tail or a level's first block is not a convolution");
   if (!hidden) throw fail("qf_embed.0 is not a linear layer");
 
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("fbcnn", {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "fbcnn";
   d.scale = 1;

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/dysample.h"
 #include "models/native_model.h"
@@ -130,6 +131,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   const int64_t n = int64_t(*indices.rbegin()) + 1 - 6;
   if (n < 1) throw fail("fewer than one gated block");
   const int64_t hidden = dim_at("gblocks.1.fc1.weight", 0) / 2, conv_channels = dim_at("gblocks.1.conv.weight", 0);
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("mosr", {{"in_channels", double(in)}}, source);
   DetectedArch d;
   d.arch = "mosr";
   d.in_channels = int(in);
@@ -138,7 +141,10 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   std::optional<int> scale;
   if (dict.count("upsampler.init_pos")) {
     u = Upsampler::DySample;
+    arch::check_shapes("mosr", {{"dim", double(dim)}, {"out_channels", double(dim_at("upsampler.end_conv.weight", 0))}}, source);
     d.out_channels = int(dim_at("upsampler.end_conv.weight", 0));
+    // DySample samples in 4 groups of dim / 4 channels (a reshape; upstream asserts it too).
+    if (dim % kDySampleGroups) throw fail(str(dim, " features (gblocks.0.weight, axis 0) do not split into the DySample's ", kDySampleGroups, " groups"));
     // MoSR builds its DySample with the default 4 groups: offset has 2 * 4 * scale^2 outputs.
     const int64_t offsets = dim_at("upsampler.offset.weight", 0);
     if (offsets % (2 * kDySampleGroups) == 0) scale = shuffle_factor(offsets / (2 * kDySampleGroups), 1);

@@ -18,6 +18,7 @@
 // sca.1, beta, gamma.
 #include <ATen/ATen.h>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -177,6 +178,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   const int levels = int(key_indices(dict, "downs.").size()), ups = int(key_indices(dict, "ups.").size());
   if (levels != ups) throw fail(str(levels, " downsamplers but ", ups, " upsamplers; upstream pairs them level by level"));
 
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("nafnet", {{"in_channels", double(*in)}, {"out_channels", double(*out)}, {"levels", double(levels)}}, source);
   DetectedArch d;
   d.arch = "nafnet";
   d.scale = 1;

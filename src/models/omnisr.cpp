@@ -34,6 +34,7 @@
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -440,6 +441,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     window = (span + 1) / 2;
   }
 
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("omnisr", {{"in_channels", double(*in)}}, source);
   DetectedArch d;
   d.arch = "omnisr";
   d.scale = so->first;

@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -217,6 +218,8 @@ std::optional<DetectedArch> detect_unets(const weights::StateDict& dict, const s
     d.scale = 2;
     d.out_channels = static_cast<int>(*out);
   }
+  // The raw values, not the int they narrowed to: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes(d.arch, {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   if (d.arch == "realcugan") d.variant = dict.count("pro") ? "pro" : "se";
   return d;
 }

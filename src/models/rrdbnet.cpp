@@ -14,6 +14,7 @@
 
 #include <ATen/ATen.h>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -184,6 +185,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   else if (*in_raw == *out * 4) unshuffle = 2;
   const int64_t up = int64_t{1} << num_up;
   if (up % unshuffle != 0) throw fail(str(num_up, " upscaling steps cannot undo a pixel unshuffle by ", unshuffle));
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("rrdbnet", {{"in_channels", double(*in_raw / (unshuffle * unshuffle))}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "rrdbnet";
   d.scale = static_cast<int>(up / unshuffle);

@@ -14,6 +14,7 @@
 // hongyuanyu/SPAN; the layout read here is chaiNNer-org/spandrel's SPAN arch.
 #include <ATen/ATen.h>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -124,6 +125,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   if (!scale && (scale = shuffle_factor(*up, 3))) out = 3;
   if (!scale)
     throw Error(ErrorKind::Model, str(source, ": SPAN layout: upsampler.0 has ", *up, " outputs, not channels times a square scale"));
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("span", {{"in_channels", double(*in)}}, source);
   DetectedArch d;
   d.arch = "span";
   d.scale = *scale;

@@ -8,6 +8,7 @@
 // 2 * num_conv + 2. Upstream: xinntao/Real-ESRGAN realesrgan/archs/srvgg_arch.py.
 #include <ATen/ATen.h>
 
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -85,6 +86,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     throw Error(ErrorKind::Model, str(source, ": Compact (SRVGG) layout: last convolution has ", *final_channels,
                                       " outputs, not in_channels (", *in, ") times a square scale"));
   }
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("srvgg_compact", {{"num_feat", double(*feat)}, {"in_channels", double(*in)}}, source);
   DetectedArch d;
   d.arch = "srvgg_compact";
   d.scale = *scale;

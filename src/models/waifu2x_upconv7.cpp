@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
+#include "arch/declaration.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -61,7 +62,7 @@ class UpConv7 : public NativeModel {
   ConvTranspose2d deconv_;
 };
 
-std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string&) {
+std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   // Exactly net.0 ... net.12 in steps of two, ending in a 4x4 kernel: "net.N" alone is too common.
   const std::set<int> indices = key_indices(dict, "net.");
   const std::set<int> expected = {0, 2, 4, 6, 8, 10, 12};
@@ -70,6 +71,8 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   auto out = dim_of(dict, str("net.", kDeconv, ".weight"), 4, 1);
   auto k = dim_of(dict, str("net.", kDeconv, ".weight"), 4, 2);
   if (!in || !out || !k || *k != 4) return std::nullopt;
+  // Checked before they narrow to int: 2^32 + 3 channels would otherwise pass as 3.
+  arch::check_shapes("waifu2x_upconv7", {{"in_channels", double(*in)}, {"out_channels", double(*out)}}, source);
   DetectedArch d;
   d.arch = "waifu2x_upconv7";
   d.scale = 2;
