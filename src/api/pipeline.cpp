@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "api/plan_pipeline.h"
+#include "api/policy_check.h"
 #include "api/video_shape.h"
 #include "media/video_format.h"
 #include "pipeline/option_schema.h"
@@ -37,6 +38,12 @@ std::vector<fp::StageSpec> internal_specs(const std::vector<StageSpec>& stages) 
   std::vector<fp::StageSpec> specs;
   for (const StageSpec& s : stages) specs.push_back({s.name, fp::StageOptions(s.name, s.options)});
   return specs;
+}
+
+// `stages` once `policy` allows them (else Error(Usage)), for a constructor to build.
+const std::vector<StageSpec>& checked(const std::vector<StageSpec>& stages, const PipelinePolicy& policy) {
+  api::check_stages(internal_specs(stages), policy);
+  return stages;
 }
 
 }  // namespace
@@ -97,6 +104,14 @@ Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::str
   }
   impl_->wire();
 }
+
+Pipeline::Pipeline(const std::string& text, const std::map<std::string, std::string>& defaults, const PipelinePolicy& policy)
+    : Pipeline(framelift::parse_pipeline(text), defaults, policy) {}
+
+// Checked before the delegated constructor builds anything: a refused stage loads nothing.
+Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults,
+                   const PipelinePolicy& policy)
+    : Pipeline(checked(stages, policy), defaults) {}
 
 Pipeline::~Pipeline() = default;
 Pipeline::Pipeline(Pipeline&&) noexcept = default;
