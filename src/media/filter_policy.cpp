@@ -196,7 +196,7 @@ const std::set<std::string>& safe_filters() {
       "unsharp", "cas", "smartblur", "gblur", "boxblur", "avgblur", "sab", "bilateral", "median", "convolution", "sobel",
       "prewitt", "roberts", "scharr", "kirsch", "edgedetect", "deband", "gradfun", "deblock", "nlmeans", "dctdnoiz",
       "owdenoise", "vaguedenoiser", "removegrain", "spp", "fspp", "pp7", "chromanr", "dilation", "erosion", "inflate",
-      "deflate", "drawbox", "drawgrid", "geq", "hqx", "xbr", "super2xbr",
+      "deflate", "drawbox", "drawgrid", "geq", "hqx", "xbr",
       // temporal with a bounded window
       "hqdn3d", "atadenoise", "tmix", "tmedian", "deflicker", "fftdnoiz", "tblend", "yadif", "bwdif", "w3fdif", "estdif",
       "kerndeint",
@@ -210,7 +210,8 @@ bool names_a_path(std::string_view option) {
   std::string o(option);
   for (char& c : o) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (o == "profile" || ends_with(o, "_profile")) return false;
-  return o.find("file") != std::string::npos || o.find("path") != std::string::npos || o == "model" ||
+  // curves' plot= writes a Gnuplot script to the file it names.
+  return o.find("file") != std::string::npos || o.find("path") != std::string::npos || o == "plot" || o == "model" ||
          ends_with(o, "_model") || o == "fontsdir" || ends_with(o, "_dir") || o == "plugin" || o == "lib";
 }
 

@@ -20,11 +20,12 @@
 namespace framelift::media {
 
 // Filters that only compute on the frames they are given: geometry, colour, sharpening and
-// denoising, drawing boxes, timing, stacking. None loads, runs or opens anything.
+// denoising, drawing boxes, timing, stacking. None loads, runs or opens anything, save through
+// the options names_a_path() refuses (curves' psfile= and plot=, selectivecolor's psfile=).
 const std::set<std::string>& safe_filters();
 
 // Whether a filter option names a file or a folder: file, filename, textfile, fontfile, psfile,
-// stats_file, log_path, model, ... ("profile" does not). These are refused in any filter.
+// stats_file, log_path, model, curves' plot, ... ("profile" does not). Refused in any filter.
 bool names_a_path(std::string_view option);
 
 // Throws Error(Usage) with one line, "<what>: filter 'movie' is not allowed (...)" or "<what>:

@@ -75,6 +75,8 @@ TEST(ApiPolicy, OptionsThatNameFilesAreRefusedInAllowedFilters) {
   const std::string why = refusal("filter:graph='curves=psfile=/etc/passwd'", p);
   EXPECT_NE(why.find("'curves' option 'psfile' names a file"), std::string::npos) << why;
   EXPECT_NE(refusal("filter:graph='selectivecolor=psfile=/x.asv'", p), "");
+  // curves' plot= writes a file.
+  EXPECT_NE(refusal("filter:graph='curves=preset=lighter:plot=/tmp/x.plt'", p).find("option 'plot' names a file"), std::string::npos);
   // Positional, as libavfilter assigns them (preset, master, red, green, blue, all, psfile):
   // the seventh value is psfile.
   const std::string positional = refusal("filter:graph='curves=none:0/0 1/1:0/0 1/1:0/0 1/1:0/0 1/1:0/0 1/1:/etc/passwd'", p);
