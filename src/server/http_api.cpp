@@ -24,6 +24,7 @@
 #include "server/client_paths.h"
 #include "server/media_roots.h"
 #include "server/preview.h"
+#include "server/server_policy.h"
 #include "server/store.h"
 #include "server/uploads.h"
 #include "server/openapi_document.h"
@@ -196,14 +197,6 @@ std::string cookie(const std::string& header, const std::string& name) {
     at = end + 1;
   }
   return "";
-}
-
-// What a client's pipeline may do (framelift/policy.h): safe filters only, files only inside the
-// media roots and the model cache, no device= (the worker slot picks it), bounded sizes.
-PipelinePolicy server_policy(const MediaRoots& media) {
-  PipelinePolicy p;
-  for (size_t i = 0; i < media.size(); ++i) p.file_roots.push_back(media.root(int(i)));
-  return p;
 }
 
 constexpr const char* kSessionCookie = "fl_session";
