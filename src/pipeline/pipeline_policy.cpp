@@ -59,6 +59,7 @@ void check_bound(const std::string& stage, const std::string& key, const std::st
 }
 
 void check_option(const std::string& stage, const OptionSpec& o, const std::string& value, const Policy& p) {
+  if (value.empty()) return;  // unset: the stage's default, or its own "give X=" error
   switch (o.role) {
     case OptionRole::Plain: return;
     case OptionRole::FilterGraph: return media::check_filter_graph(value, p.filters, str("stage ", stage));

@@ -106,7 +106,8 @@ TEST(ApiPolicy, PlainFiltersAndStagesAreAllowed) {
   for (const std::string& ok : std::vector<std::string>{
            "filter:graph=hflip", "filter:graph='eq=contrast=1.2:brightness=0.05,unsharp'", "filter:graph=[crop=iw-8:ih-8,hqdn3d]",
            "filter:graph='split[a][b];[a][b]hstack,scale=640:-2'", "filter:graph='curves=preset=lighter'", "resize:w=1280:h=720",
-           "upscale:model=realesr-animevideov3-x2:tile=256:batch=2", "denoise:method=hqdn3d:level=2", "interpolate:factor=2", ""})
+           "upscale:model=realesr-animevideov3-x2:tile=256:batch=2", "denoise:method=hqdn3d:level=2", "interpolate:factor=2", "",
+           "filter:graph=''"})  // an empty graph is the stage's own error to give
     EXPECT_EQ(refusal(ok, p), "") << ok;
 }
 
