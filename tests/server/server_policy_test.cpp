@@ -17,6 +17,7 @@
 
 #include "server/server_process.h"
 #include "server/server_site.h"
+#include "server/store.h"
 #include "support/test_paths.h"
 
 namespace framelift::test {
@@ -187,6 +188,34 @@ TEST_F(ServePolicy, ABadUploadIsNamedAsTheClientNamedIt) {
   const std::string why = failed.value("error", "");
   EXPECT_EQ(why.find(site.data.string()), std::string::npos) << why;
   EXPECT_NE(why.find("holiday.mkv"), std::string::npos) << why;
+}
+
+// A job that reached the queue without the route's check (queued by an older server, or straight
+// into the database) is held to the policy again when a worker takes it.
+TEST(ServePolicyWorkers, AQueuedJobIsCheckedAgainWhenItRuns) {
+  Site site;
+  const std::string token = site.token("mallory");
+  const fs::path target = site.outside / "made.txt";
+  {
+    server::Store store(site.data);
+    const std::optional<server::User> u = store.user_for_token(token);
+    ASSERT_TRUE(u);
+    server::JobSpec spec;
+    spec.input = (site.media / "clips" / "cfr.mkv").string();
+    spec.output_name = "out.mkv";
+    spec.pipeline = "filter:graph='metadata=mode=print:file=" + target.string() + "'";
+    spec.options = {{"input", "clips/cfr.mkv"}, {"root", 0}};
+    store.add_job(*u, spec);
+  }
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  const json jobs = json::parse(c->Get("/api/jobs", bearer(token))->body)["jobs"];
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump();
+  const json failed = wait_until_finished(*c, token, jobs[0]["id"].get<int64_t>());
+  EXPECT_EQ(failed["state"], "failed") << failed.dump();
+  EXPECT_NE(failed.value("error", "").find("filter 'metadata' is not allowed here"), std::string::npos) << failed.dump();
+  EXPECT_FALSE(fs::exists(target));
 }
 
 TEST_F(ServePolicy, OrdinaryPipelinesStillRun) {
