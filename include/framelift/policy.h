@@ -14,7 +14,8 @@
 //   - open model and mask files inside `file_roots` (and the model cache when allow_model_cache),
 //     after every symlink and `..` is resolved. Model names (catalog, installed) are always fine.
 //   - set device= to one of `devices` (default none: the caller's defaults pick the device).
-//   - set resize w=/h=, tile= and batch=/tile_batch= up to the bounds below.
+//   - set resize w=/h=, tile= and batch=/tile_batch= up to the bounds below, and make frames of
+//     at most max_frame_pixels.
 //
 // Options the caller passes as defaults (Pipeline's `defaults`, RunRequest::stage_defaults) are
 // the caller's own and are not checked. A refusal is Error(Usage) with one line naming the stage,
@@ -28,6 +29,7 @@
 //   framelift::Pipeline p(text_from_a_client, {{"device", "cuda:0"}}, policy);
 //
 // Thread-safety: PipelinePolicy is a value; check_pipeline() may be called from any thread.
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -43,6 +45,9 @@ struct PipelinePolicy {
   int max_frame_size = 8192;                      // resize w=, h= (pixels); 0: the stage's own 16384
   int max_tile = 2048;                            // tile= (pixels); 0: the stage's own 16384
   int max_batch = 16;                             // batch=, tile_batch=; 0: the stage's own 256
+  // The largest frame any stage may make (scale factors, filter graphs' scale=), checked when the
+  // stages are configured, before a frame is decoded (Pipeline::configure, run()); 0: any.
+  int64_t max_frame_pixels = int64_t(8192) * 8192;
 };
 
 // The filters a policy with no `filters` allows: geometry, colour, sharpening, denoising, boxes,

@@ -83,6 +83,12 @@ void check_option(const std::string& stage, const OptionSpec& o, const std::stri
 
 }  // namespace
 
+void check_frame_pixels(const std::string& stage, int width, int height, int64_t max_pixels) {
+  if (max_pixels > 0 && int64_t(width) * height > max_pixels)
+    throw Error(ErrorKind::Usage, str("stage ", stage, " makes ", width, "x", height, " frames; the limit here is ", max_pixels,
+                                      " pixels a frame"));
+}
+
 void check_policy(const std::vector<StageSpec>& stages, const Policy& policy) {
   for (const StageSpec& spec : stages) {
     const StageInfo* info = find_stage(spec.name);

@@ -4,6 +4,7 @@
 // text sets, acts on the role its stage's schema declares (option_schema.h): filter graphs go
 // through media/filter_policy.h, files and model files must lie inside the allowed folders once
 // every symlink and `..` is resolved, devices must be listed, sizes stay under their bounds.
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -25,5 +26,10 @@ struct Policy {
 // Throws Error(Usage) with one line naming the stage, the option and why, for the first thing in
 // `stages` the policy refuses. Unknown stages and options are left to the schema (make_stage).
 void check_policy(const std::vector<StageSpec>& stages, const Policy& policy);
+
+// Throws Error(Usage) "stage NAME makes WxH frames; the limit here is N pixels a frame" when a
+// configured stage's frames are over `max_pixels` (0: no limit). Scale factors and filter graphs'
+// expressions are only known once the input is, so this is checked as the stages are configured.
+void check_frame_pixels(const std::string& stage, int width, int height, int64_t max_pixels);
 
 }  // namespace framelift::pipeline

@@ -27,8 +27,11 @@ class StageByStage {
   // as it is built (a stage alone is what runs).
   StageByStage(const std::string& text, const std::optional<PipelinePolicy>& policy) {
     if (policy) check_pipeline(text, *policy);
+    // The preview holds frames to its own max_pixels in configure(), with its own message.
+    std::optional<PipelinePolicy> per_stage = policy;
+    if (per_stage) per_stage->max_frame_pixels = 0;
     for (const StageSpec& s : parse_pipeline(text)) {
-      if (policy) stages_.emplace_back(std::vector<StageSpec>{s}, std::map<std::string, std::string>{}, *policy);
+      if (per_stage) stages_.emplace_back(std::vector<StageSpec>{s}, std::map<std::string, std::string>{}, *per_stage);
       else stages_.emplace_back(std::vector<StageSpec>{s});
       names_.push_back(s.name);
     }

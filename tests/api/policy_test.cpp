@@ -157,6 +157,17 @@ TEST(ApiPolicy, PipelineAndRunHoldTextToThePolicy) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(exit_code(e.kind()), 2);
   }
+  // A frame size known only once the input is: checked as the stages are configured.
+  Pipeline big("resize:scale=16", {}, p);
+  EXPECT_THROW(big.configure({.width = 1024, .height = 1024, .frame_rate_num = 25}), Error);
+  Pipeline graph("filter:graph='scale=16000:9000'", {}, p);
+  try {
+    graph.configure({.width = 64, .height = 48, .frame_rate_num = 25});
+    ADD_FAILURE() << "configured";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("makes 16000x9000 frames; the limit here is 67108864 pixels a frame"), std::string::npos)
+        << e.what();
+  }
   const fs::path dir = temp_dir("policy-run");
   RunRequest r;
   r.input = media("cfr_8bit.mkv").string();

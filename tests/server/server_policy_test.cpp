@@ -170,6 +170,12 @@ TEST_F(ServePolicy, DevicesAndSizesAreTheServers) {
   refused_everywhere("resize:w=16384:h=720", "w=16384 is over the limit here");
   refused_everywhere("upscale:tile=8192", "tile=8192 is over the limit here");
   refused_everywhere("upscale:batch=256", "batch=256 is over the limit here");
+  // A frame size known only from the input: the job fails as its stages are configured.
+  const int64_t id = submit(*c, token, json{{"input", "clips/cfr.mkv"}, {"output", "big.mkv"}, {"pipeline", "filter:graph='scale=16000:9000'"},
+                                            {"codec", "ffv1"}}.dump());
+  const json failed = wait_until_finished(*c, token, id);
+  EXPECT_EQ(failed["state"], "failed") << failed.dump();
+  EXPECT_NE(failed.value("error", "").find("makes 16000x9000 frames; the limit here is"), std::string::npos) << failed.dump();
 }
 
 TEST_F(ServePolicy, ABadUploadIsNamedAsTheClientNamedIt) {
