@@ -17,6 +17,9 @@
 //   - set resize w=/h=, tile= and batch=/tile_batch= up to the bounds below, and make frames of
 //     at most max_frame_pixels.
 //
+// Pipeline's policy constructor and RunRequest::policy apply it; Job (job.h), plan_job (plan.h)
+// and profile (profile.h) take none: call check_pipeline() before handing them a text.
+//
 // Options the caller passes as defaults (Pipeline's `defaults`, RunRequest::stage_defaults) are
 // the caller's own and are not checked. A refusal is Error(Usage) with one line naming the stage,
 // the filter or option and why; nothing was opened, loaded or created by then.
