@@ -5,6 +5,7 @@
 // neither libtorch nor FFmpeg headers.
 //
 //   framelift/pipeline.h  a chain of stages fed frames from memory
+//   framelift/policy.h    what a pipeline written by someone else may do (servers)
 //   framelift/run.h       a file to a file, as a resumable job, with progress and cancel
 //   framelift/job.h       a job folder: create, work a shard, assemble
 //   framelift/source.h    decoded frames of a file, in memory
@@ -18,6 +19,7 @@
 #include "framelift/error.h"
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"
+#include "framelift/policy.h"
 #include "framelift/models.h"
 #include "framelift/plan.h"
 #include "framelift/profile.h"

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "framelift/frame.h"
+#include "framelift/policy.h"
 
 namespace framelift {
 
@@ -86,6 +87,11 @@ class Pipeline {
   // --precision, --tile, ... do ({"device", "cpu"}, {"precision", "bf16"}, {"tile", "256"}).
   explicit Pipeline(const std::string& text, const std::map<std::string, std::string>& defaults = {});
   Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults = {});
+  // The same, for text the caller did not write: every stage is first held to `policy`
+  // (framelift/policy.h), before any weights load or filter is created; Error(Usage) if refused.
+  Pipeline(const std::string& text, const std::map<std::string, std::string>& defaults, const PipelinePolicy& policy);
+  Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults,
+           const PipelinePolicy& policy);
   ~Pipeline();
   Pipeline(Pipeline&&) noexcept;
   Pipeline& operator=(Pipeline&&) noexcept;

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "framelift/policy.h"
+
 namespace framelift {
 
 // How a run shows its progress itself (besides the callback): what the CLI's --progress picks.
@@ -52,6 +54,9 @@ struct RunRequest {
   std::string output;                              // the extension picks the container
   std::string pipeline;                            // "" passes the video through
   std::map<std::string, std::string> stage_defaults;  // {"device","cuda"}, {"precision","bf16"}, ...
+  // For a pipeline the caller did not write: checked before anything runs (framelift/policy.h);
+  // nullopt: the text may do whatever the process may, as the CLI's own user may.
+  std::optional<PipelinePolicy> policy;
   std::string codec;                               // "" : libx264 (or the container's default)
   std::optional<double> crf;
   std::string preset, pix_fmt;                     // "" : the encoder's preset, the input's format

@@ -6,9 +6,11 @@
 #include <deque>
 
 #include "api/plan_pipeline.h"
+#include "api/policy_check.h"
 #include "api/video_shape.h"
 #include "media/video_format.h"
 #include "pipeline/option_schema.h"
+#include "pipeline/pipeline_policy.h"
 #include "pipeline/stage.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/stage_spec.h"
@@ -37,6 +39,12 @@ std::vector<fp::StageSpec> internal_specs(const std::vector<StageSpec>& stages) 
   std::vector<fp::StageSpec> specs;
   for (const StageSpec& s : stages) specs.push_back({s.name, fp::StageOptions(s.name, s.options)});
   return specs;
+}
+
+// `stages` once `policy` allows them (else Error(Usage)), for a constructor to build.
+const std::vector<StageSpec>& checked(const std::vector<StageSpec>& stages, const PipelinePolicy& policy) {
+  api::check_stages(internal_specs(stages), policy);
+  return stages;
 }
 
 }  // namespace
@@ -68,6 +76,7 @@ struct Pipeline::Impl {
   std::deque<Frame> ready;
   media::VideoFormat in, out;
   bool configured = false;
+  int64_t max_frame_pixels = 0;  // a policy's; 0: any
 
   void wire() {
     emit.assign(stages.size() + 1, {});
@@ -98,6 +107,16 @@ Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::str
   impl_->wire();
 }
 
+Pipeline::Pipeline(const std::string& text, const std::map<std::string, std::string>& defaults, const PipelinePolicy& policy)
+    : Pipeline(framelift::parse_pipeline(text), defaults, policy) {}
+
+// Checked before the delegated constructor builds anything: a refused stage loads nothing.
+Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults,
+                   const PipelinePolicy& policy)
+    : Pipeline(checked(stages, policy), defaults) {
+  impl_->max_frame_pixels = policy.max_frame_pixels;
+}
+
 Pipeline::~Pipeline() = default;
 Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
@@ -106,7 +125,10 @@ VideoShape Pipeline::configure(const VideoShape& input) {
   if (impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
   impl_->in = api::format_of(input, "Pipeline::configure");
   media::VideoFormat f = impl_->in;
-  for (auto& stage : impl_->stages) f = stage->configure(f);
+  for (auto& stage : impl_->stages) {
+    f = stage->configure(f);
+    fp::check_frame_pixels(stage->name(), f.width, f.height, impl_->max_frame_pixels);
+  }
   impl_->out = f;
   impl_->configured = true;
   return api::shape_of(f);

@@ -36,6 +36,7 @@ pipeline::RunOptions run_options_of(const RunRequest& q) {
   r.container = q.container;
   r.pipeline = q.pipeline;
   r.stage_defaults = q.stage_defaults;
+  if (q.policy) r.max_frame_pixels = q.policy->max_frame_pixels;
   r.encoder.codec = q.codec;
   r.encoder.crf = q.crf;
   r.encoder.preset = q.preset;

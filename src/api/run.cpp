@@ -39,6 +39,9 @@ RunResult job_result_of(const pipeline::JobReport& report, const RunRequest& q) 
 
 RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& progress,
               const std::function<bool()>& cancel) {
+  // Before anything parses the graph or opens a model (a job asks libavfilter about the graph
+  // while it plans its segments).
+  if (q.policy) check_pipeline(q.pipeline, *q.policy);
   pipeline::ProgressCounters counters;
   if (!q.as_job) {
     pipeline::RunOptions r = api::run_options_of(q);
@@ -58,6 +61,7 @@ bool is_batch_input(const std::string& input) { return pipeline::is_batch_input(
 BatchResult run_batch(const RunRequest& q, const std::function<bool()>& cancel) {
   if (!q.job_dir.empty() || !q.shard.empty() || !q.segments.empty() || q.prepare_only)
     throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
+  if (q.policy) check_pipeline(q.pipeline, *q.policy);
   pipeline::ProgressCounters counters;
   const pipeline::BatchReport report = api::watched(counters, {}, cancel, [&] {
     return pipeline::run_batch(api::job_options_of(q), pipeline::batch_inputs(q.input), q.output);

@@ -7,6 +7,7 @@ extern "C" {
 #include <libavfilter/avfilter.h>
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>
+#include <libavutil/mem.h>
 #include <libswscale/swscale.h>
 }
 
@@ -22,6 +23,8 @@ struct SwsFree { void operator()(SwsContext* s) const { sws_freeContext(s); } };
 struct FilterGraphFree { void operator()(AVFilterGraph* g) const { avfilter_graph_free(&g); } };
 struct FilterInOutFree { void operator()(AVFilterInOut* io) const { avfilter_inout_free(&io); } };
 struct BufferRefFree { void operator()(AVBufferRef* b) const { av_buffer_unref(&b); } };
+// Strings libav allocates for the caller (av_get_token, av_opt_get_key_value, av_opt_get).
+struct AvFree { void operator()(void* p) const { av_free(p); } };
 struct DictFree { void operator()(AVDictionary* d) const { av_dict_free(&d); } };
 
 using FramePtr = std::unique_ptr<AVFrame, FrameFree>;
@@ -33,6 +36,7 @@ using SwsPtr = std::unique_ptr<SwsContext, SwsFree>;
 using FilterGraphPtr = std::unique_ptr<AVFilterGraph, FilterGraphFree>;
 using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutFree>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefFree>;
+using AvStringPtr = std::unique_ptr<char, AvFree>;
 
 // Allocators that never return null (they throw framelift::Error on allocation failure).
 FramePtr make_frame();

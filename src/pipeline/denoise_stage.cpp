@@ -109,7 +109,8 @@ OptionSchema denoise_options() {
                   number_option("strength", "", 0, 3, "between levels: blended weights"),
                   choice_option("arch", "", {"cunet", "upconv7"}, "waifu2x; default cunet"),
                   number_option("scale", "1", 1, 4, ""),
-                  text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file"),
+                  with_role(text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file"),
+                            OptionRole::ModelRef),
                   number_option("sigma", "", 0, 255, "model= DRUNet: the noise level to remove, 0-255; default 15"),
                   number_option("quality", "", 1, 100, "model= FBCNN: the JPEG quality to restore from; default the predicted one")},
                  model_run_options());

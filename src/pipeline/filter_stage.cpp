@@ -35,8 +35,9 @@ class FilterStage : public GraphStage {
 }  // namespace
 
 FRAMELIFT_REGISTER_STAGE(filter, "Any libavfilter graph (crop, color, sharpen, scale, denoise, ...)",
-                         (OptionSchema{text_option("graph", "", "required; quote commas and colons: "
-                                                                "graph='crop=iw-8:ih-8,unsharp' or graph=[...]"),
+                         (OptionSchema{with_role(text_option("graph", "", "required; quote commas and colons: "
+                                                                          "graph='crop=iw-8:ih-8,unsharp' or graph=[...]"),
+                                                              OptionRole::FilterGraph),
                                        integer_option("context", "0", 0, 64,
                                                       "neighbour frames a temporal graph needs at job segment boundaries")}),
                          [](const StageOptions& o) { return std::make_unique<FilterStage>(o); },

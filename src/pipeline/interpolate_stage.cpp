@@ -239,7 +239,7 @@ class InterpolateStage : public Stage {
 OptionSchema interpolate_options() {
   OptionSchema run = model_run_options();
   std::erase_if(run, [](const OptionSpec& s) { return s.name != "device" && s.name != "precision" && s.name != "threads"; });
-  return combine({text_option("model", "rife-v4.6", "a catalog name or a file"),
+  return combine({with_role(text_option("model", "rife-v4.6", "a catalog name or a file"), OptionRole::ModelRef),
                   integer_option("factor", "2", 1, 16, "frames out per frame in; or fps="),
                   rate_option("fps", 1000, "output rate, e.g. 60, 59.94, 60000/1001"),
                   number_option("scene", "0.12", 0, 1, "cut threshold; 0 off"),

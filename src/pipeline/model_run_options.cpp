@@ -34,12 +34,12 @@ void check_declared_precision(const std::string& stage, const std::string& arch_
 }  // namespace
 
 OptionSchema model_run_options() {
-  return {text_option("device", "auto", "auto|cpu|cuda|cuda:N"),
+  return {with_role(text_option("device", "auto", "auto|cpu|cuda|cuda:N"), OptionRole::Device),
           precision_option(),
-          integer_option("tile", "0", 0, 16384, "tile size in input pixels; 0: from memory"),
+          with_role(integer_option("tile", "0", 0, 16384, "tile size in input pixels; 0: from memory"), OptionRole::Tile),
           integer_option("tile_overlap", "", 0, 1024, "context pixels around a tile; default the model's"),
-          integer_option("tile_batch", "1", 1, 256, "same-size tiles per forward call"),
-          integer_option("batch", "1", 1, 256, "frames per forward call"),
+          with_role(integer_option("tile_batch", "1", 1, 256, "same-size tiles per forward call"), OptionRole::Batch),
+          with_role(integer_option("batch", "1", 1, 256, "frames per forward call"), OptionRole::Batch),
           integer_option("threads", "", 1, 1024, "CPU threads; default the CPUs this process may use"),
           size_option("max_memory", "memory budget, e.g. 4G")};
 }

@@ -111,14 +111,14 @@ OptionSchema model_stage_options() {
   std::erase_if(run, [](const OptionSpec& s) {
     return s.name != "device" && s.name != "precision" && s.name != "threads" && s.name != "tile";
   });
-  return combine({text_option("file", "", "PATH.pt, required; see docs/custom-models.md"),
+  return combine({with_role(text_option("file", "", "PATH.pt, required; see docs/custom-models.md"), OptionRole::File),
                   integer_option("window", "1", 1, 31, "odd; frames centred on the output"),
                   integer_option("scale", "1", 1, 16, ""),
                   choice_option("range", "0-1", {"0-1", "0-255", "-1-1"}, ""),
                   choice_option("order", "rgb", {"rgb", "bgr"}, ""),
                   choice_option("layout", "channels", {"channels", "frames"}, "[1,3N,H,W] or [1,N,3,H,W]"),
                   integer_option("multiple", "1", 1, 1024, "pad H and W to a multiple"),
-                  text_option("mask", "", "IMAGE|VIDEO; second input [1,1,H,W], 1 = fill"),
+                  with_role(text_option("mask", "", "IMAGE|VIDEO; second input [1,1,H,W], 1 = fill"), OptionRole::File),
                   text_option("box", "", "x,y,w,h")},
                  run);
 }

@@ -162,6 +162,11 @@ OptionSpec text_option(std::string name, std::string default_value, std::string 
   return {std::move(name), OptionType::Text, std::move(default_value), std::move(help)};
 }
 
+OptionSpec with_role(OptionSpec o, OptionRole role) {
+  o.role = role;
+  return o;
+}
+
 OptionSchema combine(OptionSchema a, const OptionSchema& b) {
   for (const auto& o : b)
     if (!find(a, o.name)) a.push_back(o);

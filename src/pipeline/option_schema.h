@@ -21,6 +21,20 @@ enum class OptionType {
   Text,     // anything (a file, a model name, a filter graph, a device): the stage checks it
 };
 
+// What an option's value is to a caller that runs pipelines it did not write (pipeline_policy.h):
+// declared here, beside the option, so the policy knows which values name files without a list
+// of its own.
+enum class OptionRole {
+  Plain,        // a value the schema's type and range settle
+  ModelRef,     // a model name (catalog, installed) or a model file
+  File,         // a file path: a TorchScript module, a mask image or video
+  FilterGraph,  // a libavfilter graph description
+  Device,       // auto, cpu, cuda, cuda:N
+  FrameSize,    // an output width or height in pixels
+  Tile,         // a tile size in pixels
+  Batch,        // frames or tiles per forward call
+};
+
 struct OptionSpec {
   std::string name;
   OptionType type = OptionType::Text;
@@ -31,6 +45,7 @@ struct OptionSpec {
   bool min_exclusive = false;
   std::vector<std::string> choices;
   std::vector<std::string> aliases;  // other spellings a Choice accepts, not shown in help
+  OptionRole role = OptionRole::Plain;
 };
 
 using OptionSchema = std::vector<OptionSpec>;
@@ -45,6 +60,9 @@ OptionSpec choice_option(std::string name, std::string default_value, std::vecto
 OptionSpec rate_option(std::string name, double max, std::string help);
 OptionSpec size_option(std::string name, std::string help);
 OptionSpec text_option(std::string name, std::string default_value, std::string help);
+
+// `o` with its role set: with_role(text_option("model", ...), OptionRole::ModelRef).
+OptionSpec with_role(OptionSpec o, OptionRole role);
 
 // `a` followed by the options of `b` that `a` does not declare.
 OptionSchema combine(OptionSchema a, const OptionSchema& b);

@@ -101,8 +101,8 @@ class ResizeStage : public Stage {
 
 FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale",
                          (OptionSchema{number_option("scale", "", 0, 16, "or w= and/or h=", /*min_exclusive=*/true),
-                                       integer_option("w", "", 2, 16384, "output width"),
-                                       integer_option("h", "", 2, 16384, "output height"),
+                                       with_role(integer_option("w", "", 2, 16384, "output width"), OptionRole::FrameSize),
+                                       with_role(integer_option("h", "", 2, 16384, "output height"), OptionRole::FrameSize),
                                        choice_option("algo", "lanczos",
                                                      {"lanczos", "bicubic", "bilinear", "spline", "nearest", "area"}, "")}),
                          [](const StageOptions& o) { return std::make_unique<ResizeStage>(o); });

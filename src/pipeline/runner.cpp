@@ -27,6 +27,7 @@ extern "C" {
 #include "media/hdr_side_data.h"
 #include "media/muxer.h"
 #include "pipeline/bounded_queue.h"
+#include "pipeline/pipeline_policy.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/warm_stages.h"
 #include "util/crash_point.h"
@@ -224,7 +225,10 @@ RunReport run_pipeline(const RunOptions& o) {
                         : sampled ? o.sample.front().from
                                   : (primed.front()->pts == AV_NOPTS_VALUE ? 0 : primed.front()->pts);
   media::VideoFormat out_format = in_format;
-  for (auto& stage : stages) out_format = stage->configure(out_format);
+  for (auto& stage : stages) {
+    out_format = stage->configure(out_format);
+    check_frame_pixels(stage->name(), out_format.width, out_format.height, o.max_frame_pixels);
+  }
   if (!stages.empty()) {
     // Frames pass through RGB; tag the output with the matrix used to convert back.
     out_format.matrix = media::effective_matrix(in_format);

@@ -65,6 +65,9 @@ struct RunOptions : jobs::RunSpec {
   // When set, the stages come from here (built on first use, reset and reused after): a job
   // worker's segments share one chain. Not owned; must outlive the call.
   WarmStages* warm_stages = nullptr;
+  // The largest frame any stage may make, in pixels (a caller's PipelinePolicy); checked as the
+  // stages are configured, before a frame is decoded. 0: any.
+  int64_t max_frame_pixels = 0;
 };
 
 struct RunReport {

@@ -15,7 +15,7 @@ std::unique_ptr<Stage> make_upscale_stage(const StageOptions& o) {
 }
 
 OptionSchema upscale_options() {
-  return combine({text_option("model", kDefaultModel, "a catalog name, an installed model or a file"),
+  return combine({with_role(text_option("model", kDefaultModel, "a catalog name, an installed model or a file"), OptionRole::ModelRef),
                   number_option("scale", "", 0, 16, "output scale; default the model's", /*min_exclusive=*/true)},
                  model_run_options());
 }

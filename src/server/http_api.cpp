@@ -17,11 +17,14 @@
 #include <framelift/models.h>
 #include <framelift/pipeline.h>
 #include <framelift/plan.h>
+#include <framelift/policy.h>
 #include <framelift/version.h>
 
 #include "server/auth.h"
+#include "server/client_paths.h"
 #include "server/media_roots.h"
 #include "server/preview.h"
+#include "server/server_policy.h"
 #include "server/store.h"
 #include "server/uploads.h"
 #include "server/openapi_document.h"
@@ -45,13 +48,46 @@ void reply(httplib::Response& res, int status, const json& body) {
 
 void error(httplib::Response& res, int status, const std::string& message) { reply(res, status, {{"error", message}}); }
 
+// The status of a framelift::Error a request ran into: 400 when the request's content caused it
+// (its pipeline, a policy refusal, its input, its model), 500 otherwise. The one mapping.
+int status_of(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::Usage:
+    case ErrorKind::Input:
+    case ErrorKind::Model: return 400;
+    default: return 500;
+  }
+}
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The media roots' files as relative paths: what every client is shown of them.
+ClientPaths root_paths(const MediaRoots& media) {
+  ClientPaths p;
+  for (size_t i = 0; i < media.size(); ++i) p.add(media.root(int(i)), "");
+  return p;
+}
+
+// What the client of job `j` is shown of the server's paths: its input as it named it (an
+// upload by the upload's name), the media roots' files relative to them.
+ClientPaths job_paths(const JobRecord& j, const ApiContext& c) {
+  ClientPaths p = root_paths(c.media);
+  const std::string input = j.spec.options.value("input", std::string());
+  if (input.rfind("upload:", 0) == 0) {
+    const std::optional<Store::Upload> up = c.store.upload(input.substr(7));
+    p.add(j.spec.input, up ? up->name : "the upload");
+  } else if (!input.empty()) {
+    p.add(j.spec.input, input);
+  }
+  return p;
+}
+
 // A job as the API shows it. ETA from the last measured speed; spent: the running time since
 // the job last started, at the server's --price-per-hour for one worker slot.
-json job_view(const JobRecord& j, double price_per_hour) {
+json job_view(const JobRecord& j, const ApiContext& c) {
+  const double price_per_hour = c.price_per_hour;
   const json& o = j.spec.options;
   const double end = j.finished > 0 ? j.finished : now_seconds();
   const double ran = j.started > 0 && end > j.started ? end - j.started : 0.0;
@@ -71,7 +107,7 @@ json job_view(const JobRecord& j, double price_per_hour) {
             {"created", j.created},
             {"started", j.started},
             {"finished", j.finished}};
-  if (!j.error.empty()) v["error"] = j.error;
+  if (!j.error.empty()) v["error"] = job_paths(j, c).rewrite(j.error);
   return v;
 }
 
@@ -169,7 +205,7 @@ constexpr std::chrono::seconds kPreviewWait{120};
 
 class Routes {
  public:
-  explicit Routes(ApiContext& c) : c_(c) {}
+  explicit Routes(ApiContext& c) : c_(c), policy_(server_policy(c.media)) {}
 
   // The user of a request, or nullopt after replying 401/429.
   std::optional<User> user(const httplib::Request& req, httplib::Response& res) {
@@ -269,6 +305,27 @@ class Routes {
     return r;
   }
 
+  // What the client of a request for `in` is shown of the server's paths (client_paths.h).
+  ClientPaths request_paths(const json& body, const Resolved& in) {
+    ClientPaths p = root_paths(c_.media);
+    if (in.root < 0) {
+      const std::optional<Store::Upload> up = c_.store.upload(body["upload"].get<std::string>());
+      p.add(in.path, up ? up->name : "the upload");
+    }
+    return p;
+  }
+
+  // Whether `pipeline` parses and the policy allows it; else replies 400 with one line and false.
+  bool allowed_pipeline(const std::string& pipeline, const ClientPaths& paths, httplib::Response& res) {
+    try {
+      check_pipeline(pipeline, policy_);
+      return true;
+    } catch (const Error& e) {
+      error(res, status_of(e.kind()), "pipeline: " + paths.rewrite(e.what()));
+      return false;
+    }
+  }
+
   void create_job_from(const User& user, const json& body, const Resolved& in, httplib::Response& res) {
     if (!body.contains("output") || !body["output"].is_string() || !valid_output_name(body["output"]))
       return error(res, 400, "output: a plain file name with an extension is required (out.mkv)");
@@ -278,11 +335,7 @@ class Routes {
     const std::optional<std::string> pipeline = pipeline_of(body);
     if (!pipeline) return error(res, 400, "pipeline must be a string (\"\" or left out: pass-through)");
     spec.pipeline = *pipeline;
-    try {
-      parse_pipeline(spec.pipeline);
-    } catch (const Error& e) {
-      return error(res, 400, std::string("pipeline: ") + e.what());
-    }
+    if (!allowed_pipeline(spec.pipeline, request_paths(body, in), res)) return;
     std::string why;
     spec.options = {{"input", body.contains("upload") ? "upload:" + body["upload"].get<std::string>() : body["input"].get<std::string>()},
                     {"root", in.root}};
@@ -371,6 +424,8 @@ class Routes {
     const std::optional<std::string> pipeline = pipeline_of(body);
     if (!pipeline) return error(res, 400, "pipeline must be a string");
     p.pipeline = *pipeline;
+    const ClientPaths paths = request_paths(body, *in);
+    if (!allowed_pipeline(p.pipeline, paths, res)) return;
     if (body.contains("codec")) {
       if (!body["codec"].is_string() || !plain_name(body["codec"])) return error(res, 400, "codec must be a name (letters, digits, - _ .)");
       p.codec = body["codec"];
@@ -380,7 +435,7 @@ class Routes {
       const PlanResult r = plan_job(p);
       reply(res, 200, json::parse(r.json));
     } catch (const Error& e) {
-      error(res, 400, e.what());
+      error(res, status_of(e.kind()), paths.rewrite(e.what()));
     }
   }
 
@@ -394,13 +449,15 @@ class Routes {
     if (!in) return;
     const std::optional<std::string> pipeline = pipeline_of(body);
     if (!pipeline) return error(res, 400, "pipeline must be a string");
+    const ClientPaths paths = request_paths(body, *in);
+    if (!allowed_pipeline(*pipeline, paths, res)) return;
     if (body.contains("time") && (!body["time"].is_number() || body["time"].get<double>() < 0 || body["time"].get<double>() > 1e7))
       return error(res, 400, "time must be a number of seconds >= 0");
     const double t = body.contains("time") ? body["time"].get<double>() : 0.0;
     const fs::path png = c_.data_dir / "previews" / (std::to_string(u->id) + ".png");
     std::error_code ec;
     fs::create_directories(png.parent_path(), ec);
-    const PreviewRequest request{in->path.string(), *pipeline, t, c_.max_preview_pixels};
+    const PreviewRequest request{in->path.string(), *pipeline, t, c_.max_preview_pixels, policy_};
     std::optional<std::future<void>> done = c_.previews.submit(u->id, [request, png] { render_preview(request, png); });
     if (!done) return error(res, 429, "a preview of yours is still running, or too many are waiting; try again in a moment");
     if (done->wait_for(kPreviewWait) != std::future_status::ready)
@@ -408,7 +465,7 @@ class Routes {
     try {
       done->get();
     } catch (const Error& e) {
-      return error(res, e.kind() == ErrorKind::Usage || e.kind() == ErrorKind::Input || e.kind() == ErrorKind::Model ? 400 : 500, e.what());
+      return error(res, status_of(e.kind()), paths.rewrite(e.what()));
     } catch (const std::exception& e) {
       // A libtorch error carries a C++ backtrace: the log has it, the client a line.
       log::error("serve: preview for ", u->name, " failed: ", e.what());
@@ -436,7 +493,7 @@ class Routes {
       if (!sink.is_writable()) return false;
       std::string out;
       for (const JobRecord& j : c->store.jobs_of(who)) {
-        std::string view = json_text(job_view(j, c->price_per_hour));
+        std::string view = json_text(job_view(j, *c));
         std::string& last = (*sent)[j.id];
         if (view != last) out += "data: " + view + "\n\n";
         last = std::move(view);
@@ -467,7 +524,7 @@ class Routes {
       if (!sink.is_writable()) return false;
       std::optional<JobRecord> now = c->store.job(id);
       if (!now) return false;
-      const std::string event = "data: " + json_text(job_view(*now, c->price_per_hour)) + "\n\n";
+      const std::string event = "data: " + json_text(job_view(*now, *c)) + "\n\n";
       if (!sink.write(event.data(), event.size())) return false;
       const bool over = now->state != JobState::Queued && now->state != JobState::Running;
       if (over || c->stopping) {
@@ -572,14 +629,14 @@ class Routes {
     auto u = user(req, res);
     if (!u) return;
     json list = json::array();
-    for (const JobRecord& j : c_.store.jobs_of(*u)) list.push_back(job_view(j, c_.price_per_hour));
+    for (const JobRecord& j : c_.store.jobs_of(*u)) list.push_back(job_view(j, c_));
     reply(res, 200, {{"jobs", list}});
   }
 
   void get_job(const httplib::Request& req, httplib::Response& res) {
     auto u = user(req, res);
     if (!u) return;
-    if (auto j = visible_job(*u, req.matches[1], res)) reply(res, 200, job_view(*j, c_.price_per_hour));
+    if (auto j = visible_job(*u, req.matches[1], res)) reply(res, 200, job_view(*j, c_));
   }
 
   void job_events(const httplib::Request& req, httplib::Response& res) {
@@ -588,7 +645,9 @@ class Routes {
     auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
     json list = json::array();
-    for (const JobEvent& e : c_.store.events(j->id)) list.push_back({{"time", e.time}, {"kind", e.kind}, {"message", e.message}});
+    const ClientPaths paths = job_paths(*j, c_);
+    for (const JobEvent& e : c_.store.events(j->id))
+      list.push_back({{"time", e.time}, {"kind", e.kind}, {"message", paths.rewrite(e.message)}});
     reply(res, 200, {{"events", list}});
   }
 
@@ -598,7 +657,7 @@ class Routes {
     auto j = visible_job(*u, req.matches[1], res);
     if (!j) return;
     if (!c_.store.request_cancel(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
-    reply(res, 202, job_view(*c_.store.job(j->id), c_.price_per_hour));
+    reply(res, 202, job_view(*c_.store.job(j->id), c_));
   }
 
   void retry(const httplib::Request& req, httplib::Response& res) {
@@ -608,7 +667,7 @@ class Routes {
     if (!j) return;
     if (!c_.store.retry(j->id)) return error(res, 409, std::string("job is ") + job_state_name(j->state));
     c_.workers.wake();
-    reply(res, 202, job_view(*c_.store.job(j->id), c_.price_per_hour));
+    reply(res, 202, job_view(*c_.store.job(j->id), c_));
   }
 
   void get_upload(const httplib::Request& req, httplib::Response& res) {
@@ -659,6 +718,7 @@ class Routes {
   }
 
   ApiContext& c_;
+  const PipelinePolicy policy_;
   std::mutex install_mutex_;
 };
 

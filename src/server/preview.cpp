@@ -1,6 +1,7 @@
 #include "server/preview.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -22,9 +23,16 @@ constexpr int kFramesFed = 3;
 // known (and held to the limit) before anything runs.
 class StageByStage {
  public:
-  explicit StageByStage(const std::string& text) {
+  // The whole text is held to `policy` before the first stage is built, then each stage again
+  // as it is built (a stage alone is what runs).
+  StageByStage(const std::string& text, const std::optional<PipelinePolicy>& policy) {
+    if (policy) check_pipeline(text, *policy);
+    // The preview holds frames to its own max_pixels in configure(), with its own message.
+    std::optional<PipelinePolicy> per_stage = policy;
+    if (per_stage) per_stage->max_frame_pixels = 0;
     for (const StageSpec& s : parse_pipeline(text)) {
-      stages_.emplace_back(std::vector<StageSpec>{s});
+      if (per_stage) stages_.emplace_back(std::vector<StageSpec>{s}, std::map<std::string, std::string>{}, *per_stage);
+      else stages_.emplace_back(std::vector<StageSpec>{s});
       names_.push_back(s.name);
     }
   }
@@ -86,7 +94,7 @@ std::optional<Frame> first_output(Chain& p, Source& source) {
 
 void render_preview(const PreviewRequest& r, const std::filesystem::path& png) {
   Source for_after(r.input, {.start_s = r.time_s, .max_frames = kFramesFed});
-  StageByStage pipeline(r.pipeline);
+  StageByStage pipeline(r.pipeline, r.policy);
   const VideoShape after_shape = pipeline.configure(for_after.shape(), r.max_pixels);
   std::optional<Frame> after = first_output(pipeline, for_after);
   if (!after) throw Error(ErrorKind::Input, str(r.input, ": no frame at ", r.time_s, " s for the preview"));

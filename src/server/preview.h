@@ -4,7 +4,10 @@
 // half is the pipeline's output. Built on the public API only (Source, Pipeline, Sink).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include <framelift/policy.h>
 
 namespace framelift::server {
 
@@ -16,6 +19,9 @@ struct PreviewRequest {
   // the chain is configured, before a frame is decoded, so that resize:w=16384:h=16384 is a
   // one-line refusal and not 3.2 GB of memory per frame.
   int64_t max_pixels = 0;
+  // What the pipeline may do (framelift/policy.h), held to before any stage is built; nullopt:
+  // anything.
+  std::optional<PipelinePolicy> policy;
 };
 
 // Writes the PNG to `png` (replacing it). Throws framelift::Error like the stages do (Usage for

@@ -15,6 +15,7 @@
 #include "server/housekeeping.h"
 #include "server/http_api.h"
 #include "server/media_roots.h"
+#include "server/server_policy.h"
 #include "server/preview_queue.h"
 #include "server/store.h"
 #include "server/uploads.h"
@@ -87,7 +88,7 @@ void serve(const ServeOptions& o) {
   if (const int n = store.requeue_interrupted()) log::info("serve: ", n, " job(s) were running when the server stopped; they resume");
   if (const int n = remove_done_job_folders(store, o.data)) log::info("serve: removed the job folders of ", n, " finished job(s)");
   const DiskGuard disk(o.data, o.min_free_bytes);
-  Workers workers(store, o.data, o.devices, disk);
+  Workers workers(store, o.data, o.devices, disk, server_policy(media));
   Authenticator auth(store);
   Uploads uploads(store, o.data, disk);
   // Long responses may hold at most half the request threads, so requests always find one.

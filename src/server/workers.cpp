@@ -88,8 +88,9 @@ class JobCallbacks {
 
 }  // namespace
 
-Workers::Workers(Store& store, fs::path data_dir, std::vector<std::string> devices, const DiskGuard& disk)
-    : store_(store), data_dir_(std::move(data_dir)), disk_(disk) {
+Workers::Workers(Store& store, fs::path data_dir, std::vector<std::string> devices, const DiskGuard& disk,
+                 std::optional<PipelinePolicy> policy)
+    : store_(store), data_dir_(std::move(data_dir)), disk_(disk), policy_(std::move(policy)) {
   if (devices.empty()) devices.push_back("");
   for (const std::string& d : devices) threads_.emplace_back([this, d] { loop(d); });
 }
@@ -161,6 +162,7 @@ void Workers::execute(const JobRecord& job, const std::string& device) {
   r.output = output_path(data_dir_, job).string();
   r.job_dir = job_dir(data_dir_, job.id).string();
   r.pipeline = job.spec.pipeline;
+  r.policy = policy_;
   // DATA/outputs/ID is the job's own: an output there is this job's, assembled before the server
   // died and recorded it done; the job folder's assembled.json tells run() so.
   r.overwrite = true;

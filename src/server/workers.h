@@ -15,9 +15,12 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <framelift/policy.h>
 
 #include "server/disk_space.h"
 #include "server/store.h"
@@ -27,8 +30,11 @@ namespace framelift::server {
 class Workers {
  public:
   // devices: one slot each ("cuda:0", "cpu"); empty: one slot on the default device. `disk` is
-  // not owned and outlives this.
-  Workers(Store& store, std::filesystem::path data_dir, std::vector<std::string> devices, const DiskGuard& disk);
+  // not owned and outlives this. policy: what each job's pipeline may do, checked again when it
+  // runs (a job queued before the policy existed, or before the roots changed, is held to it too);
+  // nullopt: anything.
+  Workers(Store& store, std::filesystem::path data_dir, std::vector<std::string> devices, const DiskGuard& disk,
+          std::optional<PipelinePolicy> policy = std::nullopt);
   ~Workers();  // stop()
   Workers(const Workers&) = delete;
   Workers& operator=(const Workers&) = delete;
@@ -51,6 +57,7 @@ class Workers {
   Store& store_;
   std::filesystem::path data_dir_;
   const DiskGuard& disk_;
+  const std::optional<PipelinePolicy> policy_;
   std::atomic<bool> stopping_{false};
   std::mutex mutex_;
   std::condition_variable wake_;
