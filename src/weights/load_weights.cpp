@@ -12,8 +12,11 @@ namespace framelift::weights {
 
 WeightFormat detect_weight_format(std::span<const uint8_t> head, uint64_t file_size) {
   if (looks_like_zip(head)) return WeightFormat::PthZip;
-  if (!head.empty() && head[0] == 0x80) return WeightFormat::PthLegacy;  // pickle PROTO
+  // Safetensors first: its first byte is the header length's low byte, 0x80 (pickle's PROTO) for
+  // one length in 32. A legacy pickle cannot pass this check: its byte 8, inside the magic
+  // number, is 0xf9, not '{'.
   if (looks_like_safetensors(head, file_size)) return WeightFormat::Safetensors;
+  if (!head.empty() && head[0] == 0x80) return WeightFormat::PthLegacy;  // pickle PROTO
   return WeightFormat::Unknown;
 }
 

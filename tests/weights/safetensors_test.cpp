@@ -72,6 +72,23 @@ TEST(Safetensors, RoundTripIsBitExactForEveryDtype) {
   EXPECT_EQ(load_weights(path).size(), dict.size());
 }
 
+// A header length whose low byte is 0x80 (128, 384, 640, ...: one length in 32 a writer pads to)
+// makes the file's first byte the pickle PROTO opcode; the file is still a safetensors file.
+TEST(Safetensors, AHeaderLengthStartingWith0x80IsNotTakenForAPickle) {
+  for (const size_t length : {size_t{128}, size_t{384}, size_t{640}}) {
+    std::string header = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    header.append(length - header.size(), ' ');  // the reference writer pads with spaces too
+    const ByteString image = safetensors_image(header, test::float_bytes({1.5f, -2.f}));
+    ASSERT_EQ(image[0], 0x80);
+    EXPECT_EQ(detect_weight_format(image), WeightFormat::Safetensors) << length;
+    const auto path = test::temp_dir("st-0x80") / ("len" + std::to_string(length) + ".safetensors");
+    test::write_bytes(path, image);
+    const StateDict dict = load_weights(path);
+    ASSERT_EQ(dict.count("a"), 1u) << length;
+    EXPECT_FLOAT_EQ(dict.at("a")[1].item<float>(), -2.f);
+  }
+}
+
 TEST(Safetensors, ReadsAHandWrittenFile) {
   auto image = safetensors_image(
       R"({"__metadata__":{"format":"pt"},"b":{"dtype":"I32","shape":[2],"data_offsets":[8,16]},)"
