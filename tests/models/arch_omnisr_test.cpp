@@ -38,60 +38,6 @@ std::string param(const fm::DetectedArch& d, const std::string& key) {
   return std::to_string(static_cast<int64_t>(d.params.get(key, 0)));
 }
 
-// A complete OmniSR state dict with random weights, in upstream's key layout.
-StateDict omnisr_dict(int64_t feat, int groups, int blocks, int64_t window, int64_t scale, bool bias) {
-  StateDict d;
-  auto conv = [&](const std::string& p, int64_t in, int64_t out, int64_t k, bool with_bias) {
-    d[p + ".weight"] = ft::random_weight({out, in, k, k});
-    if (with_bias) d[p + ".bias"] = ft::random_weight({out});
-  };
-  auto norm = [&](const std::string& p) {
-    d[p + ".weight"] = at::ones({feat}) + ft::random_weight({feat});
-    d[p + ".bias"] = ft::random_weight({feat});
-  };
-  conv("input", 3, feat, 3, bias);
-  conv("output", feat, feat, 3, bias);
-  conv("up.0", feat, 3 * scale * scale, 3, bias);
-  for (int g = 0; g < groups; ++g) {
-    const std::string group = str("residual_layer.", g);
-    for (int b = 0; b < blocks; ++b) {
-      const std::string p = str(group, ".residual_layer.", b, ".layer.");
-      conv(p + "0.fn.0", feat, feat, 1, true);
-      conv(p + "0.fn.2", 1, feat, 3, true);
-      d[p + "0.fn.4.gate.1.weight"] = ft::random_weight({feat / 4, feat});
-      d[p + "0.fn.4.gate.3.weight"] = ft::random_weight({feat, feat / 4});
-      conv(p + "0.fn.5", feat, feat, 1, true);
-      for (const char* i : {"2", "8"}) {
-        norm(p + i + ".norm");
-        d[p + i + ".fn.to_qkv.weight"] = ft::random_weight({3 * feat, feat});
-        d[p + i + ".fn.to_out.0.weight"] = ft::random_weight({feat, feat});
-        d[p + i + ".fn.rel_pos_bias.weight"] = ft::random_weight({(2 * window - 1) * (2 * window - 1), 4});
-      }
-      for (const char* i : {"5", "11"}) {
-        norm(p + i + ".norm");
-        d[p + i + ".fn.temperature"] = at::ones({4, 1, 1});
-        conv(p + i + ".fn.qkv", feat, 3 * feat, 1, false);
-        conv(p + i + ".fn.qkv_dwconv", 1, 3 * feat, 3, false);
-        conv(p + i + ".fn.project_out", feat, feat, 1, false);
-      }
-      for (const char* i : {"4", "6", "10", "12"}) {
-        norm(p + i + ".norm");
-        conv(p + i + ".fn.project_in", feat, 2 * feat, 1, false);
-        conv(p + i + ".fn.dwconv", 1, 2 * feat, 3, false);
-        conv(p + i + ".fn.project_out", feat, feat, 1, false);
-      }
-    }
-    conv(str(group, ".residual_layer.", blocks), feat, feat, 1, bias);
-    const int64_t f = std::max<int64_t>(feat / 4, 16);
-    conv(group + ".esa.conv1", feat, f, 1, true);
-    conv(group + ".esa.conv_f", f, f, 1, true);
-    conv(group + ".esa.conv2", f, f, 3, true);
-    conv(group + ".esa.conv3", f, f, 3, true);
-    conv(group + ".esa.conv4", f, feat, 1, true);
-  }
-  return d;
-}
-
 }  // namespace
 
 TEST(ArchOmniSr, DescreentonIsDetectedAsOmniSrX4) {
@@ -213,7 +159,7 @@ TEST(ArchOmniSr, WrongShapeInTheRealCheckpointIsRefused) {
 
 TEST(ArchOmniSr, InfersOtherHyperParameters) {
   // 32 features, 2 groups of 2 blocks, window 4, no biases, x2.
-  const StateDict dict = omnisr_dict(32, 2, 2, 4, 2, false);
+  const StateDict dict = ft::omnisr_dict(32, 2, 2, 4, 2, false);
   auto d = fm::detect(dict, "test.pth");
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->arch, "omnisr");
@@ -233,28 +179,28 @@ TEST(ArchOmniSr, InfersOtherHyperParameters) {
 }
 
 TEST(ArchOmniSr, ShapeErrorsNameTheTensor) {
-  StateDict bad_table = omnisr_dict(16, 1, 1, 4, 2, true);
+  StateDict bad_table = ft::omnisr_dict(16, 1, 1, 4, 2, true);
   bad_table["residual_layer.0.residual_layer.0.layer.2.fn.rel_pos_bias.weight"] = at::zeros({48, 4});
   EXPECT_EQ(refusal_of(bad_table),
             "test.pth: OmniSR layout: residual_layer.0.residual_layer.0.layer.2.fn.rel_pos_bias.weight should have "
             "(2 * window - 1)^2 rows, has 48");
 
-  StateDict bad_se = omnisr_dict(16, 1, 1, 4, 2, true);
+  StateDict bad_se = ft::omnisr_dict(16, 1, 1, 4, 2, true);
   bad_se["residual_layer.0.residual_layer.0.layer.0.fn.4.gate.1.weight"] = at::zeros({8, 16});
   EXPECT_EQ(refusal_of(bad_se),
             "test.pth: tensor residual_layer.0.residual_layer.0.layer.0.fn.4.gate.1.weight has shape [8, 16], "
             "expected [4, 16]");
 
-  StateDict extra = omnisr_dict(16, 1, 1, 4, 2, true);
+  StateDict extra = ft::omnisr_dict(16, 1, 1, 4, 2, true);
   extra["residual_layer.0.esa.conv_max.weight"] = at::zeros({16, 16, 1, 1});
   EXPECT_EQ(refusal_of(extra), "test.pth: unexpected tensor residual_layer.0.esa.conv_max.weight for this architecture");
 
-  StateDict missing = omnisr_dict(16, 1, 1, 4, 2, true);
+  StateDict missing = ft::omnisr_dict(16, 1, 1, 4, 2, true);
   missing.erase("residual_layer.0.residual_layer.0.layer.11.fn.temperature");
   EXPECT_EQ(refusal_of(missing), "test.pth: missing tensor residual_layer.0.residual_layer.0.layer.11.fn.temperature");
 
   // thop's profiling counters are not weights and do not stop a file from loading.
-  StateDict profiled = omnisr_dict(16, 1, 1, 4, 2, true);
+  StateDict profiled = ft::omnisr_dict(16, 1, 1, 4, 2, true);
   profiled["residual_layer.0.total_ops"] = at::zeros({1}, at::kDouble);
   profiled["total_params"] = at::zeros({1}, at::kDouble);
   EXPECT_NO_THROW(fm::build_model(profiled, "test.pth"));

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -127,6 +128,60 @@ TiledAndBf16 tiled_and_bf16(models::ImageModel& model, const at::Tensor& frame, 
   model.to(c10::kCPU, at::kBFloat16);
   r.bf16_db = psnr_in_range(infer::upscale_tiled(model, frame.to(at::kBFloat16), {.tile = 0}).to(at::kFloat), whole);
   return r;
+}
+
+// A complete OmniSR state dict with random weights, in upstream's key layout.
+weights::StateDict omnisr_dict(int64_t feat, int groups, int blocks, int64_t window, int64_t scale, bool bias) {
+  weights::StateDict d;
+  auto conv = [&](const std::string& p, int64_t in, int64_t out, int64_t k, bool with_bias) {
+    d[p + ".weight"] = random_weight({out, in, k, k});
+    if (with_bias) d[p + ".bias"] = random_weight({out});
+  };
+  auto norm = [&](const std::string& p) {
+    d[p + ".weight"] = at::ones({feat}) + random_weight({feat});
+    d[p + ".bias"] = random_weight({feat});
+  };
+  conv("input", 3, feat, 3, bias);
+  conv("output", feat, feat, 3, bias);
+  conv("up.0", feat, 3 * scale * scale, 3, bias);
+  for (int g = 0; g < groups; ++g) {
+    const std::string group = str("residual_layer.", g);
+    for (int b = 0; b < blocks; ++b) {
+      const std::string p = str(group, ".residual_layer.", b, ".layer.");
+      conv(p + "0.fn.0", feat, feat, 1, true);
+      conv(p + "0.fn.2", 1, feat, 3, true);
+      d[p + "0.fn.4.gate.1.weight"] = random_weight({feat / 4, feat});
+      d[p + "0.fn.4.gate.3.weight"] = random_weight({feat, feat / 4});
+      conv(p + "0.fn.5", feat, feat, 1, true);
+      for (const char* i : {"2", "8"}) {
+        norm(p + i + ".norm");
+        d[p + i + ".fn.to_qkv.weight"] = random_weight({3 * feat, feat});
+        d[p + i + ".fn.to_out.0.weight"] = random_weight({feat, feat});
+        d[p + i + ".fn.rel_pos_bias.weight"] = random_weight({(2 * window - 1) * (2 * window - 1), 4});
+      }
+      for (const char* i : {"5", "11"}) {
+        norm(p + i + ".norm");
+        d[p + i + ".fn.temperature"] = at::ones({4, 1, 1});
+        conv(p + i + ".fn.qkv", feat, 3 * feat, 1, false);
+        conv(p + i + ".fn.qkv_dwconv", 1, 3 * feat, 3, false);
+        conv(p + i + ".fn.project_out", feat, feat, 1, false);
+      }
+      for (const char* i : {"4", "6", "10", "12"}) {
+        norm(p + i + ".norm");
+        conv(p + i + ".fn.project_in", feat, 2 * feat, 1, false);
+        conv(p + i + ".fn.dwconv", 1, 2 * feat, 3, false);
+        conv(p + i + ".fn.project_out", feat, feat, 1, false);
+      }
+    }
+    conv(str(group, ".residual_layer.", blocks), feat, feat, 1, bias);
+    const int64_t f = std::max<int64_t>(feat / 4, 16);
+    conv(group + ".esa.conv1", feat, f, 1, true);
+    conv(group + ".esa.conv_f", f, f, 1, true);
+    conv(group + ".esa.conv2", f, f, 3, true);
+    conv(group + ".esa.conv3", f, f, 3, true);
+    conv(group + ".esa.conv4", f, feat, 1, true);
+  }
+  return d;
 }
 
 }  // namespace framelift::test

@@ -63,4 +63,8 @@ TiledAndBf16 tiled_and_bf16(models::ImageModel& model, const at::Tensor& frame, 
 // Random weights for small synthetic networks (seeded, so failures reproduce).
 at::Tensor random_weight(std::initializer_list<int64_t> shape);
 
+// A complete OmniSR state dict with random weights, in upstream's key layout: `groups` groups of
+// `blocks` blocks of `feat` features, attention windows of `window`, x`scale`.
+weights::StateDict omnisr_dict(int64_t feat, int groups, int blocks, int64_t window, int64_t scale, bool bias);
+
 }  // namespace framelift::test

@@ -26,6 +26,7 @@
 #include <functional>
 
 #include "arch/declaration.h"
+#include "models/arch_support.h"
 #include "models/architecture_registry.h"
 #include "support/crafted_weights.h"
 #include "support/test_paths.h"
@@ -172,50 +173,8 @@ StateDict synthetic_reference(const std::string& name) {
     add_conv(d, "unet2.conv_bottom", 64, 3);
     deconv("unet2.conv3_up", 128, 128, 2);
     deconv("unet2.conv4_up", 64, 64, 2);
-  } else if (name == "omnisr") {  // 16 features, one group of one block, window 4, x2 (arch_omnisr_test's layout)
-    const int64_t feat = 16, window = 4, f = 16;  // f: ESA's max(feat / 4, 16)
-    auto conv = [&](const std::string& p, int64_t in, int64_t out, int64_t k, bool bias = true) {
-      d[p + ".weight"] = at::zeros({out, in, k, k});
-      if (bias) d[p + ".bias"] = at::zeros({out});
-    };
-    auto norm = [&](const std::string& p) {
-      d[p + ".weight"] = at::ones({feat});
-      d[p + ".bias"] = at::zeros({feat});
-    };
-    conv("input", 3, feat, 3);
-    conv("output", feat, feat, 3);
-    conv("up.0", feat, 12, 3);
-    const std::string p = "residual_layer.0.residual_layer.0.layer.";
-    conv(p + "0.fn.0", feat, feat, 1);
-    conv(p + "0.fn.2", 1, feat, 3);
-    d[p + "0.fn.4.gate.1.weight"] = at::zeros({feat / 4, feat});
-    d[p + "0.fn.4.gate.3.weight"] = at::zeros({feat, feat / 4});
-    conv(p + "0.fn.5", feat, feat, 1);
-    for (const char* i : {"2", "8"}) {
-      norm(p + i + ".norm");
-      d[p + i + ".fn.to_qkv.weight"] = at::zeros({3 * feat, feat});
-      d[p + i + ".fn.to_out.0.weight"] = at::zeros({feat, feat});
-      d[p + i + ".fn.rel_pos_bias.weight"] = at::zeros({(2 * window - 1) * (2 * window - 1), 4});
-    }
-    for (const char* i : {"5", "11"}) {
-      norm(p + i + ".norm");
-      d[p + i + ".fn.temperature"] = at::ones({4, 1, 1});
-      conv(p + i + ".fn.qkv", feat, 3 * feat, 1, false);
-      conv(p + i + ".fn.qkv_dwconv", 1, 3 * feat, 3, false);
-      conv(p + i + ".fn.project_out", feat, feat, 1, false);
-    }
-    for (const char* i : {"4", "6", "10", "12"}) {
-      norm(p + i + ".norm");
-      conv(p + i + ".fn.project_in", feat, 2 * feat, 1, false);
-      conv(p + i + ".fn.dwconv", 1, 2 * feat, 3, false);
-      conv(p + i + ".fn.project_out", feat, feat, 1, false);
-    }
-    conv("residual_layer.0.residual_layer.1", feat, feat, 1);
-    conv("residual_layer.0.esa.conv1", feat, f, 1);
-    conv("residual_layer.0.esa.conv_f", f, f, 1);
-    conv("residual_layer.0.esa.conv2", f, f, 3);
-    conv("residual_layer.0.esa.conv3", f, f, 3);
-    conv("residual_layer.0.esa.conv4", f, feat, 1);
+  } else if (name == "omnisr") {  // 16 features, one group of one block, window 4, x2
+    d = test::omnisr_dict(16, 1, 1, 4, 2, true);
   } else if (name == "waifu2x_upconv7") {  // luma
     int64_t in = 1;
     for (int64_t i = 0; i < 6; ++i) {
