@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A job long enough to act on while it runs (nlmeans: about 0.1-0.3 s a frame here).
-std::string slow_job_body(int frames) {
-  return json{{"input", "clips/cfr.mkv"}, {"output", "slow.mkv"}, {"pipeline", "filter:graph=nlmeans"}, {"codec", "ffv1"},
+std::string slow_job_body(int frames, const std::string& graph = "nlmeans") {
+  return json{{"input", "clips/cfr.mkv"}, {"output", "slow.mkv"}, {"pipeline", "filter:graph='" + graph + "'"}, {"codec", "ffv1"},
               {"segment_frames", 5}, {"max_frames", frames}}.dump();
 }
 
@@ -206,13 +206,19 @@ TEST(ServeHousekeeping, ALockedDatabaseFailsTheRunningJobAndTheServerStays) {
   ServerProcess server(site.args(), site.dir / "server.log", {{"FRAMELIFT_SERVE_BUSY_TIMEOUT_MS", "100"}});
   ASSERT_FALSE(server.url().empty()) << server.log();
   auto c = client(server);
-  const int64_t id = submit(*c, token, slow_job_body(200));
+  // Slow enough (nlmeans at 640x360, ten segments of 5 frames) that the lock, not the job's end,
+  // stops it.
+  const int64_t id = submit(*c, token, slow_job_body(200, "scale=640:360,nlmeans"));
   ASSERT_TRUE(wait_until_running(*c, token, id)) << job_of(*c, token, id).dump() << "\n" << server.log();
-  // "running" comes before the job has its folder (planning opens the input first); on a loaded
-  // machine the lock could otherwise stop it before there is anything for a retry to resume.
+  // A job stopped before it finished a segment leaves no folder (there is nothing to resume), so
+  // the lock comes once the first segment's journal record is there.
   const fs::path folder = site.data / "jobs" / std::to_string(id);
-  for (int i = 0; i < 600 && !fs::exists(folder / "segments"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(fs::exists(folder / "segments")) << server.log();
+  auto has_a_record = [&] {
+    std::error_code ec;
+    return fs::exists(folder / "journal", ec) && !fs::is_empty(folder / "journal", ec);
+  };
+  for (int i = 0; i < 900 && !has_a_record(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(has_a_record()) << server.log();
   {
     WriteLock lock(site.data / "server.db");
     bool gave_up = false;
@@ -236,7 +242,7 @@ TEST(ServeHousekeeping, ALockedDatabaseFailsTheRunningJobAndTheServerStays) {
   EXPECT_TRUE(alive(server.pid())) << server.log();
   EXPECT_EQ(c->Get("/api/health")->status, 200);
   // The job folder keeps its finished segments: a retry resumes it.
-  EXPECT_TRUE(fs::exists(folder));
+  EXPECT_TRUE(fs::exists(folder)) << server.log();
 }
 
 }  // namespace
