@@ -8,6 +8,7 @@
 #include "plan/format.h"
 #include "plan/report.h"
 #include "util/error.h"
+#include "util/json_text.h"
 #include "util/str.h"
 
 namespace fs = std::filesystem;
@@ -96,7 +97,7 @@ PlanResult plan_job(const PlanRequest& request) {
   r.recommendation = p.recommendation;
   r.notes = p.notes;
   r.text = plan::plan_text(p);
-  r.json = plan::plan_json(p).dump(2);
+  r.json = json_text(plan::plan_json(p), 2);
   r.html = plan::plan_html(p);
   return r;
 }

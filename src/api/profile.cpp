@@ -19,11 +19,12 @@ extern "C" {
 #include "framelift/version.h"
 #include "infer/device.h"
 #include "media/probe.h"
+#include "pipeline/profile.h"
 #include "plan/gpu_catalog.h"
 #include "plan/pipeline_spec.h"
-#include "pipeline/profile.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/json_text.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -286,7 +287,7 @@ ProfileResult profile(const ProfileRequest& q) {
     commit_file(partial, q.keep_output);
   }
   ProfileResult result;
-  result.manifest_json = manifest.dump(2) + "\n";
+  result.manifest_json = json_text(manifest, 2) + "\n";
   result.text = manifest_text(manifest);
   result.end_to_end_fps = manifest["fps"]["end_to_end"].get<double>();
   result.inference_fps = manifest["fps"]["inference_only"].get<double>();

@@ -13,6 +13,7 @@
 #include "plan/planner.h"
 #include "plan/report.h"
 #include "util/error.h"
+#include "util/json_text.h"
 #include "util/str.h"
 
 namespace fs = std::filesystem;
@@ -64,7 +65,7 @@ int run_svd(const PlanArgs& a) {
                                                                                 {"seconds", fit.seconds}}
                                                                : nlohmann::json(nullptr)}});
   }
-  print(a.json ? nlohmann::json{{"workload", "svd"}, {"devices", rows}}.dump(2) + "\n" : text);
+  print(a.json ? json_text(nlohmann::json{{"workload", "svd"}, {"devices", rows}}, 2) + "\n" : text);
   return 0;
 }
 
@@ -79,7 +80,7 @@ int run_plan(PlanArgs& a) {
     const std::string page = plan::plan_html(p);
     if (!(out << page) || !out.flush()) throw Error(ErrorKind::Output, str(a.html, ": cannot write the HTML page"));
   }
-  print(a.json ? plan::plan_json(p).dump(2) + "\n" : plan::plan_text(p));
+  print(a.json ? json_text(plan::plan_json(p), 2) + "\n" : plan::plan_text(p));
   return 0;
 }
 

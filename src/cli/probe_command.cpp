@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "media/probe.h"
+#include "util/json_text.h"
 
 namespace framelift::cli {
 
@@ -17,7 +18,7 @@ void add_probe_command(CLI::App& app, Command& selected) {
   cmd->callback([=, &selected] {
     selected = [=] {
       nlohmann::json info = media::probe(*input, {.count_frames = !*fast});
-      std::string text = *json ? info.dump(2) + "\n" : media::probe_text(info);
+      std::string text = *json ? json_text(info, 2) + "\n" : media::probe_text(info);
       std::fwrite(text.data(), 1, text.size(), stdout);
       return 0;
     };

@@ -1,6 +1,7 @@
 #include "jobs/run_spec.h"
 
 #include "util/error.h"
+#include "util/json_path.h"
 #include "util/str.h"
 
 namespace framelift::jobs {
@@ -34,6 +35,13 @@ T require(const json& j, const char* key, const std::string& file) {
   return read<T>(j, key, T{}, file);
 }
 
+// A file name, in either form path_json() writes.
+std::string require_path(const json& j, const char* key, const std::string& file) {
+  const std::optional<std::string> path = path_from_json(require<json>(j, key, file));
+  if (!path) throw Error(ErrorKind::Input, str(file, ": damaged ('", key, "' is not a file name)"));
+  return *path;
+}
+
 media::EncoderSettings encoder_from(const json& j, const std::string& file) {
   media::EncoderSettings e;
   e.codec = read<std::string>(j, "codec", "", file);
@@ -48,8 +56,8 @@ media::EncoderSettings encoder_from(const json& j, const std::string& file) {
 }  // namespace
 
 void add_to_json(const RunSpec& s, json& j) {
-  j["input"] = s.input;
-  j["output"] = s.output.string();
+  j["input"] = path_json(s.input);
+  j["output"] = path_json(s.output.string());
   j["container"] = s.container;
   j["pipeline"] = s.pipeline;
   j["stage_defaults"] = s.stage_defaults;
@@ -64,8 +72,8 @@ void add_to_json(const RunSpec& s, json& j) {
 
 RunSpec run_spec_from_json(const json& j, const std::string& file) {
   RunSpec s;
-  s.input = require<std::string>(j, "input", file);
-  s.output = require<std::string>(j, "output", file);
+  s.input = require_path(j, "input", file);
+  s.output = require_path(j, "output", file);
   s.container = read<std::string>(j, "container", "", file);
   s.pipeline = read<std::string>(j, "pipeline", "", file);
   s.stage_defaults = read<std::map<std::string, std::string>>(j, "stage_defaults", {}, file);

@@ -28,6 +28,7 @@
 #include "pipeline/warm_stages.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/json_text.h"
 #include "util/log.h"
 #include "util/stop.h"
 #include "util/str.h"
@@ -102,8 +103,10 @@ OpenJob load_job(const fs::path& root) {
 // at once, exactly one creates the job and the other compares its spec with it (joins, or is
 // refused), so their segments never mix. False when another run created it first.
 bool create_job(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
+  // Written out first: a spec that cannot be kept (text that is not UTF-8) leaves no folder behind.
+  const std::string text = json_file_text(jobs::to_json(spec), dir.spec_file().string(), 1) + "\n";
   dir.create();
-  return write_file_no_replace(dir.spec_file(), jobs::to_json(spec).dump(1) + "\n");
+  return write_file_no_replace(dir.spec_file(), text);
 }
 
 // Opens the job in the folder when it is this job, else creates it.

@@ -7,6 +7,7 @@
 
 #include "lifecycle/cost_meter.h"
 #include "util/error.h"
+#include "util/json_text.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -32,7 +33,7 @@ std::string ProgressSnapshot::to_json(const std::string& event) const {
   if (fraction >= 0) j["fraction"] = fraction;
   if (spent >= 0) j["cost_spent"] = spent;
   if (projected >= 0) j["cost_projected"] = projected;
-  return j.dump();
+  return json_text(j);
 }
 
 std::string ProgressSnapshot::to_bar(int width) const {

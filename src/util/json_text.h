@@ -7,10 +7,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/error.h"
+
 namespace framelift {
 
 inline std::string json_text(const nlohmann::json& value, int indent = -1) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// JSON as text for the files framelift reads back (job.json, plan.json, journal records): there a
+// replaced byte would change what the job means, so text that is not UTF-8 is refused, naming
+// `file`. File names never meet this: they go through path_json() (util/json_path.h).
+inline std::string json_file_text(const nlohmann::json& value, const std::string& file, int indent = -1) {
+  try {
+    return value.dump(indent);
+  } catch (const nlohmann::json::type_error&) {
+    throw Error(ErrorKind::Usage, file + ": cannot be written: the pipeline or an option holds text that is not UTF-8");
+  }
 }
 
 }  // namespace framelift
