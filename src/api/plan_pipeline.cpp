@@ -19,8 +19,7 @@ namespace framelift::api {
 namespace {
 
 const pipeline::StageInfo& stage_info(const std::string& name) {
-  for (const pipeline::StageInfo& s : pipeline::registered_stages())
-    if (s.name == name) return s;
+  if (const pipeline::StageInfo* s = pipeline::find_stage(name)) return *s;
   std::string names;
   for (const pipeline::StageInfo& s : pipeline::registered_stages()) names += (names.empty() ? "" : ", ") + s.name;
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", name, "' (stages: ", names, ")"));

@@ -175,10 +175,6 @@ void check_parsed(const std::string& description, const std::vector<FilterItem>&
   }
 }
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 }  // namespace
 
 const std::set<std::string>& safe_filters() {
@@ -209,10 +205,10 @@ const std::set<std::string>& safe_filters() {
 bool names_a_path(std::string_view option) {
   std::string o(option);
   for (char& c : o) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (o == "profile" || ends_with(o, "_profile")) return false;
+  if (o == "profile" || o.ends_with("_profile")) return false;
   // curves' plot= writes a Gnuplot script to the file it names.
   return o.find("file") != std::string::npos || o.find("path") != std::string::npos || o == "plot" || o == "model" ||
-         ends_with(o, "_model") || o == "fontsdir" || ends_with(o, "_dir") || o == "plugin" || o == "lib";
+         o.ends_with("_model") || o == "fontsdir" || o.ends_with("_dir") || o == "plugin" || o == "lib";
 }
 
 void check_filter_graph(const std::string& description, const std::set<std::string>& allowed, const std::string& what) {

@@ -120,13 +120,13 @@ bool valid(const OptionSpec& o, const std::string& value) {
   return false;
 }
 
-const OptionSpec* find(const OptionSchema& schema, const std::string& name) {
+}  // namespace
+
+const OptionSpec* find_option(const OptionSchema& schema, const std::string& name) {
   for (const auto& o : schema)
     if (o.name == name) return &o;
   return nullptr;
 }
-
-}  // namespace
 
 OptionSpec integer_option(std::string name, std::string default_value, double min, double max, std::string help) {
   return {std::move(name), OptionType::Integer, std::move(default_value), std::move(help), min, max, false, {}};
@@ -169,13 +169,13 @@ OptionSpec with_role(OptionSpec o, OptionRole role) {
 
 OptionSchema combine(OptionSchema a, const OptionSchema& b) {
   for (const auto& o : b)
-    if (!find(a, o.name)) a.push_back(o);
+    if (!find_option(a, o.name)) a.push_back(o);
   return a;
 }
 
 void validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options) {
   for (const auto& [key, value] : options.values()) {
-    const OptionSpec* o = find(schema, key);
+    const OptionSpec* o = find_option(schema, key);
     if (!o) {
       std::vector<std::string> names;
       for (const auto& s : schema) names.push_back(s.name);
@@ -185,7 +185,7 @@ void validate_options(const std::string& stage, const OptionSchema& schema, cons
       throw Error(ErrorKind::Usage, str("stage ", stage, ": ", key, "=", value, " is not allowed (", allowed(*o), ")"));
   }
   for (const auto& [key, value] : options.defaults()) {
-    const OptionSpec* o = find(schema, key);
+    const OptionSpec* o = find_option(schema, key);
     if (o && !value.empty() && !options.values().count(key) && !valid(*o, value))
       throw Error(ErrorKind::Usage, str("stage ", stage, ": ", key, "=", value, " (from the command line) is not allowed (",
                                         allowed(*o), ")"));

@@ -73,6 +73,9 @@ OptionSchema combine(OptionSchema a, const OptionSchema& b);
 // CLI's defaults (StageOptions::set_defaults) only where the stage declares them.
 void validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options);
 
+// The option of that name in `schema`, or nullptr.
+const OptionSpec* find_option(const OptionSchema& schema, const std::string& name);
+
 // "scale=F (0 < F <= 16), algo=lanczos|bicubic|... (default lanczos)": one line for help.
 std::string describe_options(const OptionSchema& schema);
 

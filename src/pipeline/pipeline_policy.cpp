@@ -6,23 +6,12 @@
 #include "media/filter_policy.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/str.h"
 
 namespace framelift::pipeline {
 namespace fs = std::filesystem;
 namespace {
-
-const OptionSpec* find_option(const OptionSchema& schema, const std::string& name) {
-  for (const OptionSpec& o : schema)
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
-const StageInfo* find_stage(const std::string& name) {
-  for (const StageInfo& s : registered_stages())
-    if (s.name == name) return &s;
-  return nullptr;
-}
 
 // Whether `path`, with every symlink and `..` resolved, lies inside one of `roots`. A path that
 // does not exist (yet) is resolved as far as it does.
@@ -32,9 +21,7 @@ bool inside_roots(const std::string& value, const std::vector<fs::path>& roots) 
   if (ec || real.empty()) return false;
   for (const fs::path& root : roots) {
     const fs::path base = fs::canonical(root, ec);
-    if (ec) continue;
-    auto [end, _] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
-    if (end == base.end()) return true;
+    if (!ec && path_within(real, base)) return true;
   }
   return false;
 }

@@ -20,12 +20,17 @@ bool register_stage(StageInfo info) {
 
 const std::vector<StageInfo>& registered_stages() { return table(); }
 
-std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
+const StageInfo* find_stage(const std::string& name) {
   for (const StageInfo& info : table())
-    if (info.name == spec.name) {
-      validate_options(info.name, info.options, spec.options);
-      return info.factory(spec.options);
-    }
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
+  if (const StageInfo* info = find_stage(spec.name)) {
+    validate_options(info->name, info->options, spec.options);
+    return info->factory(spec.options);
+  }
   std::string names;
   for (const StageInfo& info : table()) names += (names.empty() ? "" : ", ") + info.name;
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", spec.name, "' (stages: ", names, ")"));
@@ -33,9 +38,8 @@ std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
 
 std::string whole_video_reason(const std::string& pipeline_text) {
   for (const StageSpec& spec : parse_pipeline(pipeline_text))
-    for (const StageInfo& info : table())
-      if (info.name == spec.name && info.whole_video)
-        if (std::string why = info.whole_video(spec.options); !why.empty()) return str("stage ", spec.name, ": ", why);
+    if (const StageInfo* info = find_stage(spec.name); info && info->whole_video)
+      if (std::string why = info->whole_video(spec.options); !why.empty()) return str("stage ", spec.name, ": ", why);
   return "";
 }
 

@@ -30,6 +30,8 @@ struct StageInfo {
 
 bool register_stage(StageInfo info);
 const std::vector<StageInfo>& registered_stages();
+// The registered stage of that name, or nullptr.
+const StageInfo* find_stage(const std::string& name);
 // Throws Error(Usage) for an unknown stage, listing the known ones, and for an option the stage
 // does not declare or a value outside its schema.
 std::unique_ptr<Stage> make_stage(const StageSpec& spec);

@@ -3,18 +3,12 @@
 #include <algorithm>
 
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/str.h"
 
 namespace framelift::server {
 namespace fs = std::filesystem;
 namespace {
-
-// Whether canonical `p` is `root` or below it, component by component (so /media/a2 is not
-// inside /media/a).
-bool inside(const fs::path& p, const fs::path& root) {
-  auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
-  return r == root.end();
-}
 
 Resolved refused(Resolved::Status s, std::string why) {
   Resolved r;
@@ -43,7 +37,7 @@ Resolved MediaRoots::resolve_in(const std::string& relative, int root) const {
   const fs::path c = fs::canonical(roots_[size_t(root)] / rel, ec);
   if (ec) return refused(Resolved::Status::Missing, relative + ": no such file under media root " + std::to_string(root));
   // A symlink inside the root may point anywhere: what counts is where it lands.
-  if (!inside(c, roots_[size_t(root)])) return refused(Resolved::Status::Outside, relative + ": leads outside the media roots");
+  if (!path_within(c, roots_[size_t(root)])) return refused(Resolved::Status::Outside, relative + ": leads outside the media roots");
   Resolved r;
   r.status = Resolved::Status::Ok;
   r.path = c;

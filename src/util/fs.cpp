@@ -1,5 +1,7 @@
 #include "util/fs.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -152,6 +154,10 @@ bool write_file_no_replace(const fs::path& path, std::string_view content) {
   if (commit_file_no_replace(temp, path)) return true;
   ::unlink(temp.c_str());
   return false;
+}
+
+bool path_within(const fs::path& path, const fs::path& root) {
+  return std::mismatch(root.begin(), root.end(), path.begin(), path.end()).first == root.end();
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {

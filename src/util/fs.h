@@ -41,4 +41,8 @@ bool write_file_no_replace(const std::filesystem::path& path, std::string_view c
 // Same file on disk (both exist and share device and inode), or the same normalized path.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
+// Whether `path` is `root` or below it, component by component (/media/a2 is not inside
+// /media/a). Both as given: callers canonicalise first, so a link cannot lead out.
+bool path_within(const std::filesystem::path& path, const std::filesystem::path& root);
+
 }  // namespace framelift
