@@ -1,32 +1,13 @@
 #pragma once
-// One function per declared architecture, each in its own file; declarations.cpp lists them.
+// One function per declared architecture, each in its own file, named in arch/architecture_list.h.
+#include "arch/architecture_list.h"
 #include "arch/declaration.h"
 
 namespace framelift::arch {
 
-Declaration srvgg_compact_declaration();
-Declaration rrdbnet_declaration();
-Declaration realcugan_declaration();
-Declaration omnisr_declaration();
-Declaration span_declaration();
-Declaration swinir_declaration();
-Declaration hat_declaration();
-Declaration dat_declaration();
-Declaration atd_declaration();
-Declaration safmn_declaration();
-Declaration mosr_declaration();
-Declaration plksr_declaration();
-Declaration realplksr_declaration();
-Declaration waifu2x_cunet_declaration();
-Declaration waifu2x_upconv7_declaration();
-Declaration rife_declaration();
-Declaration drunet_declaration();
-Declaration nafnet_declaration();
-Declaration fbcnn_declaration();
-Declaration scunet_declaration();
-Declaration swin2sr_declaration();
-Declaration drct_declaration();
-Declaration srformer_declaration();
+#define FRAMELIFT_DECLARE(id) Declaration id##_declaration();
+FRAMELIFT_ARCHITECTURES(FRAMELIFT_DECLARE, FRAMELIFT_DECLARE)
+#undef FRAMELIFT_DECLARE
 
 // SwinIR's walk (swinir.cpp), with Swin2SR's 1x1 patch embeddings where patch_embeddings is set.
 ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings);

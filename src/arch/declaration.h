@@ -5,10 +5,9 @@
 // in, the frames one call takes, and a cost walk that also gives its tile geometry (size
 // multiple, overlap) for a given scale and hyper-parameters.
 //
-// Adding an architecture: its declaration in a file of its own here (see srvgg_compact.cpp) and
-// one line in declarations.cpp; its network in src/models/ (detector and builder) and one line
-// in src/models/builtin_architectures.cpp. The registry refuses a network whose name has no
-// declaration, so the two cannot drift apart. List the tensor axes its detector reads (`axes`)
+// Adding an architecture: its declaration in a file of its own here (see srvgg_compact.cpp), its
+// network in src/models/ (detector and builder), and one line in arch/architecture_list.h, which
+// every table expands. The registry refuses a network whose name has no declaration. List the tensor axes its detector reads (`axes`)
 // and what must hold of them (`constraints`, constraints.h): the registry checks every detection
 // against them, and a detector that divides by what it read calls check_shapes() first.
 #include <functional>

@@ -8,29 +8,9 @@ namespace framelift::arch {
 
 const std::vector<Declaration>& declarations() {
   static const std::vector<Declaration> table = {
-      srvgg_compact_declaration(),  //
-      rrdbnet_declaration(),        //
-      realcugan_declaration(),      //
-      omnisr_declaration(),         //
-      span_declaration(),           //
-      swinir_declaration(),         //
-      hat_declaration(),            //
-      dat_declaration(),            //
-      safmn_declaration(),          //
-      mosr_declaration(),           //
-      plksr_declaration(),          //
-      realplksr_declaration(),      //
-      drunet_declaration(),         //
-      nafnet_declaration(),         //
-      fbcnn_declaration(),          //
-      scunet_declaration(),         //
-      swin2sr_declaration(),        //
-      drct_declaration(),           //
-      srformer_declaration(),       //
-      atd_declaration(),            //
-      waifu2x_cunet_declaration(),  //
-      waifu2x_upconv7_declaration(),
-      rife_declaration(),
+#define FRAMELIFT_DECLARATION(id) id##_declaration(),
+      FRAMELIFT_ARCHITECTURES(FRAMELIFT_DECLARATION, FRAMELIFT_DECLARATION)
+#undef FRAMELIFT_DECLARATION
   };
   return table;
 }

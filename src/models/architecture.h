@@ -1,7 +1,7 @@
 #pragma once
 // What a native architecture tells the registry: how to recognise its state dicts and how to
 // build a network from one. Each architecture file defines one of these (see
-// builtin_architectures.h); other code may register more with register_architecture().
+// arch/architecture_list.h); other code may register more with register_architecture().
 #include <functional>
 #include <memory>
 #include <optional>
@@ -39,8 +39,8 @@ struct Architecture {
       build;
 };
 
-// Thread-safe. Detection tries architectures in registration order; a name registered again
-// replaces the earlier entry. Throws std::logic_error for a name without a declaration.
+// Thread-safe. Detection asks every registered architecture and takes the one claim (two claims
+// are refused: models::detect); a name registered again replaces the earlier entry. Throws std::logic_error for a name without a declaration.
 void register_architecture(Architecture arch);
 
 }  // namespace framelift::models

@@ -1,6 +1,7 @@
 #include "models/architecture_registry.h"
 
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <stdexcept>
 
@@ -48,14 +49,49 @@ DetectedArch checked(DetectedArch d, const std::string& source) {
   return d;
 }
 
-std::pair<DetectedArch, Architecture> detect_or_throw(const weights::StateDict& dict, const std::string& source) {
-  const auto archs = architectures();
-  if (dict.empty()) throw Error(ErrorKind::Model, str(source, ": no tensors in the weight file"));
+// An architecture whose detector recognised the keys: what it detected, or why it refused the
+// shapes (a detector that knows the keys but not the shapes throws, so that no other one guesses).
+struct Claim {
+  Architecture arch;
+  std::optional<DetectedArch> detected;
+  std::exception_ptr refusal;
+};
+
+std::vector<Claim> claims_of(const std::vector<Architecture>& archs, const weights::StateDict& dict,
+                             const std::string& source) {
+  std::vector<Claim> claims;
   for (const auto& a : archs) {
-    if (auto found = a.detect(dict, source)) return {checked(*found, source), a};
+    try {
+      if (auto found = a.detect(dict, source)) claims.push_back({a, std::move(found), nullptr});
+    } catch (const Error&) {
+      claims.push_back({a, std::nullopt, std::current_exception()});
+    }
   }
+  return claims;
+}
+
+// The one claim, checked; nullopt when none. Detectors are meant to be exclusive (each reference
+// checkpoint is claimed by exactly one: DetectionExclusive), so a file two of them claim is refused
+// by name rather than given to whichever was registered first.
+std::optional<std::pair<DetectedArch, Architecture>> only_claim(const weights::StateDict& dict,
+                                                                const std::string& source) {
+  const std::vector<Claim> claims = claims_of(architectures(), dict, source);
+  if (claims.empty()) return std::nullopt;
+  if (claims.size() > 1) {
+    std::string names;
+    for (const Claim& c : claims) names += (names.empty() ? "" : " and ") + c.arch.name;
+    throw Error(ErrorKind::Model, str(source, ": the tensors fit more than one architecture (", names,
+                                      "); framelift will not guess which network they are for"));
+  }
+  if (claims.front().refusal) std::rethrow_exception(claims.front().refusal);
+  return std::pair{checked(*claims.front().detected, source), claims.front().arch};
+}
+
+std::pair<DetectedArch, Architecture> detect_or_throw(const weights::StateDict& dict, const std::string& source) {
+  if (dict.empty()) throw Error(ErrorKind::Model, str(source, ": no tensors in the weight file"));
+  if (auto claim = only_claim(dict, source)) return *claim;
   throw Error(ErrorKind::Model, str(source, ": unsupported architecture (", dict.size(), " tensors, first key '",
-                                    dict.begin()->first, "'; tried ", tried_names(archs), ")"));
+                                    dict.begin()->first, "'; tried ", tried_names(architectures()), ")"));
 }
 
 }  // namespace
@@ -64,7 +100,7 @@ void register_architecture(Architecture arch) {
   // A network without a declaration would run but be unpriced, untiled by the planner and
   // undescribed: refuse it where the mistake is made.
   if (!arch::find_declaration(arch.name))
-    throw std::logic_error("architecture " + arch.name + " has no declaration in src/arch/declarations.cpp");
+    throw std::logic_error("architecture " + arch.name + " has no declaration (src/arch/architecture_list.h)");
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   for (auto& existing : r.entries) {
@@ -84,9 +120,7 @@ std::vector<Architecture> architectures() {
 }
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
-  for (const auto& a : architectures()) {
-    if (auto found = a.detect(dict, source)) return checked(*found, source);
-  }
+  if (auto claim = only_claim(dict, source)) return claim->first;
   return std::nullopt;
 }
 

@@ -13,11 +13,13 @@
 
 namespace framelift::models {
 
-// Registered architectures, built-ins first (registers them on first call).
+// Registered architectures, built-ins first (registers them on first call), in the order of
+// arch/architecture_list.h.
 std::vector<Architecture> architectures();
 
-// The first architecture whose detector accepts the dict; nullopt when none does. Throws
-// Error(Model) when one recognises the keys but the shapes are inconsistent.
+// The architecture whose detector accepts the dict; nullopt when none does. Throws Error(Model)
+// when one recognises the keys but the shapes are inconsistent, and when more than one claims
+// the dict (detectors are exclusive; the order of registration is not a priority).
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source = "weights");
 
 // A CPU float32 network with the dict's weights. Unknown layouts throw Error(Model)
