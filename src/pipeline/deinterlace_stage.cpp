@@ -31,8 +31,7 @@ std::string field_order_name(AVFieldOrder order) {
 
 class DeinterlaceStage : public GraphStage {
  public:
-  explicit DeinterlaceStage(const StageOptions& o)
-      : mode_(o.get("mode", "frame")), parity_(o.get("parity", "auto")), filter_(o.get("filter", "bwdif")) {}
+  explicit DeinterlaceStage(const OptionValues& o) : mode_(o.text("mode")), parity_(o.text("parity")), filter_(o.text("filter")) {}
 
   std::string name() const override { return "deinterlace"; }
   // bwdif and yadif read the previous and the next frame's fields.
@@ -74,6 +73,6 @@ FRAMELIFT_REGISTER_STAGE(deinterlace, "Field-aware deinterlacing (bwdif or yadif
                                        choice_option("parity", "auto", {"auto", "tff", "bff"},
                                                      "auto: from the stream; progressive or untagged input is left alone"),
                                        choice_option("filter", "bwdif", {"bwdif", "yadif"}, "")}),
-                         [](const StageOptions& o) { return std::make_unique<DeinterlaceStage>(o); });
+                         [](const OptionValues& o) { return std::make_unique<DeinterlaceStage>(o); });
 
 }  // namespace framelift::pipeline

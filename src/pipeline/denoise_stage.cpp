@@ -44,57 +44,57 @@ class ClassicalDenoise : public GraphStage {
 
 // sigma= tells a noise-conditioned network (DRUNet) the level to remove; other networks have a
 // strength trained in, and would silently ignore it.
-void apply_noise_level(models::ImageModel& model, const std::string& name, const StageOptions& o) {
+void apply_noise_level(models::ImageModel& model, const std::string& name, const OptionValues& o) {
   if (!o.has("sigma")) return;
   auto* conditioned = dynamic_cast<models::NoiseLevelInput*>(&model);
   if (!conditioned)
     throw Error(ErrorKind::Usage, str("stage denoise: sigma= is for networks told the noise level (DRUNet); ", name, " is a ",
                                       model.info().arch, " network"));
-  conditioned->set_noise_level(o.get_double("sigma", 15));
+  conditioned->set_noise_level(o.number("sigma"));
 }
 
 // quality= conditions a JPEG-quality-aware network (FBCNN) on a given quality factor instead of
 // the one it predicts.
-void apply_jpeg_quality(models::ImageModel& model, const std::string& name, const StageOptions& o) {
+void apply_jpeg_quality(models::ImageModel& model, const std::string& name, const OptionValues& o) {
   if (!o.has("quality")) return;
   auto* aware = dynamic_cast<models::JpegQualityEstimator*>(&model);
   if (!aware)
     throw Error(ErrorKind::Usage, str("stage denoise: quality= is for networks conditioned on the JPEG quality (FBCNN); ", name,
                                       " is a ", model.info().arch, " network"));
-  aware->set_quality(o.get_double("quality", 50));
+  aware->set_quality(o.number("quality"));
 }
 
 // denoise:model=NAME: a restoration network of its own (SwinIR denoising or JPEG, DRUNet, NAFNet,
 // FBCNN, SCUNet, ...), in place of the method's trained levels; it must keep the size, or it is an
 // upscale.
-std::unique_ptr<Stage> make_model_denoise_stage(const StageOptions& o) {
+std::unique_ptr<Stage> make_model_denoise_stage(const OptionValues& o) {
   for (const char* other : {"method", "level", "strength", "arch"})
-    if (o.has(other)) throw Error(ErrorKind::Usage, str("stage denoise: model= and ", other, "= are alternatives; give one"));
-  const std::string name = o.get("model", "");
+    if (o.given(other)) throw Error(ErrorKind::Usage, str("stage denoise: model= and ", other, "= are alternatives; give one"));
+  const std::string name = o.text("model");
   std::unique_ptr<models::ImageModel> model = models::open_model(name);
   if (model->info().scale != 1)
     throw Error(ErrorKind::Usage, str("stage denoise: ", name, " is a x", model->info().scale,
                                       " model; denoise takes scale-1 models (use upscale:model=...)"));
   apply_noise_level(*model, name, o);
   apply_jpeg_quality(*model, name, o);
-  return std::make_unique<ImageModelStage>("denoise", name, std::move(model), o, o.get_double("scale", 1));
+  return std::make_unique<ImageModelStage>("denoise", name, std::move(model), o, o.number("scale"));
 }
 
-std::unique_ptr<Stage> make_denoise_stage(const StageOptions& o) {
+std::unique_ptr<Stage> make_denoise_stage(const OptionValues& o) {
   if (o.has("model")) return make_model_denoise_stage(o);
   if (o.has("sigma")) throw Error(ErrorKind::Usage, "stage denoise: sigma= is for model= networks told the noise level (DRUNet)");
   if (o.has("quality"))
     throw Error(ErrorKind::Usage, "stage denoise: quality= is for model= networks conditioned on the JPEG quality (FBCNN)");
-  const std::string method = o.get("method", "waifu2x");
+  const std::string& method = o.text("method");
   if (method == "hqdn3d" || method == "nlmeans") {
-    const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
-    if (o.get_double("scale", 1) != 1) throw Error(ErrorKind::Usage, str("stage denoise: ", method, " works at scale 1 only"));
+    const double strength = o.has("strength") ? o.number("strength") : o.number("level");
+    if (o.number("scale") != 1) throw Error(ErrorKind::Usage, str("stage denoise: ", method, " works at scale 1 only"));
     return std::make_unique<ClassicalDenoise>(method, strength);
   }
-  // method and arch are among their schema's choices (denoise_options).
-  const std::string arch = o.get("arch", method == "waifu2x" ? "cunet" : "");
-  const double strength = o.has("strength") ? o.get_double("strength", 2) : o.get_int("level", 2);
-  const double scale = o.get_double("scale", 1);
+  // method and arch are among their schema's choices (denoise_options); arch is waifu2x's only.
+  const std::string& arch = o.text("arch");
+  const double strength = o.has("strength") ? o.number("strength") : o.number("level");
+  const double scale = o.number("scale");
   const int native = library::denoise_native_scale(method, arch, scale);
   const int lo = int(std::floor(strength)), hi = int(std::ceil(strength));
   const std::string a = library::denoise_model_name(method, arch, native, lo), b = library::denoise_model_name(method, arch, native, hi);
@@ -107,7 +107,7 @@ OptionSchema denoise_options() {
   return combine({choice_option("method", "waifu2x", {"waifu2x", "realcugan", "hqdn3d", "nlmeans"}, ""),
                   integer_option("level", "2", 0, 3, ""),
                   number_option("strength", "", 0, 3, "between levels: blended weights"),
-                  choice_option("arch", "", {"cunet", "upconv7"}, "waifu2x; default cunet"),
+                  choice_option("arch", "cunet", {"cunet", "upconv7"}, "waifu2x's network"),
                   number_option("scale", "1", 1, 4, ""),
                   with_role(text_option("model", "", "a scale-1 model instead of method and level: catalog name, installed model or file"),
                             OptionRole::ModelRef),

@@ -14,7 +14,7 @@ namespace {
 
 class FilterStage : public GraphStage {
  public:
-  explicit FilterStage(const StageOptions& o) : graph_(o.get("graph", "")), context_(o.get_int("context", 0)) {
+  explicit FilterStage(const OptionValues& o) : graph_(o.has("graph") ? o.text("graph") : ""), context_(int(o.integer("context"))) {
     if (graph_.empty())
       throw Error(ErrorKind::Usage, "stage filter: give graph=FILTERS, e.g. filter:graph='crop=iw-8:ih-8,unsharp'");
   }
@@ -40,7 +40,7 @@ FRAMELIFT_REGISTER_STAGE(filter, "Any libavfilter graph (crop, color, sharpen, s
                                                               OptionRole::FilterGraph),
                                        integer_option("context", "0", 0, 64,
                                                       "neighbour frames a temporal graph needs at job segment boundaries")}),
-                         [](const StageOptions& o) { return std::make_unique<FilterStage>(o); },
-                         [](const StageOptions& o) { return media::whole_video_reason(o.get("graph", "")); });
+                         [](const OptionValues& o) { return std::make_unique<FilterStage>(o); },
+                         [](const OptionValues& o) { return o.has("graph") ? media::whole_video_reason(o.text("graph")) : ""; });
 
 }  // namespace framelift::pipeline

@@ -15,13 +15,13 @@
 namespace framelift::pipeline {
 namespace {
 
-infer::RunnerOptions runner_options(const std::string& stage, const StageOptions& o, const std::string& arch) {
+infer::RunnerOptions runner_options(const std::string& stage, const OptionValues& o, const std::string& arch) {
   infer::RunnerOptions r;
   r.target = resolve_stage_target(stage, o, arch);
-  r.tiles.tile = o.get_int("tile", 0);
-  r.tiles.overlap = o.get_int("tile_overlap", -1);
-  r.batch = o.get_int("batch", 1);
-  r.tiles.batch = o.get_int("tile_batch", 1);
+  r.tiles.tile = int(o.integer("tile"));
+  if (o.has("tile_overlap")) r.tiles.overlap = int(o.integer("tile_overlap"));  // else the model's
+  r.batch = int(o.integer("batch"));
+  r.tiles.batch = int(o.integer("tile_batch"));
   // Ranges were checked against the stage's schema (model_run_options) before it was built.
   return r;
 }
@@ -29,13 +29,13 @@ infer::RunnerOptions runner_options(const std::string& stage, const StageOptions
 }  // namespace
 
 ImageModelStage::ImageModelStage(std::string stage, std::string label, std::unique_ptr<models::ImageModel> model,
-                                 const StageOptions& o, double scale)
+                                 const OptionValues& o, double scale)
     : stage_(std::move(stage)), label_(std::move(label)), scale_(scale) {
   if (scale_ < 0) throw Error(ErrorKind::Usage, str("stage ", stage_, ": scale must be positive"));
   infer::RunnerOptions options = runner_options(stage_, o, model->info().arch);
-  if (!options.target.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
+  if (!options.target.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
   if (o.has("max_memory")) {
-    const int64_t bytes = infer::parse_byte_size(o.get("max_memory", ""));
+    const int64_t bytes = o.integer("max_memory");
     if (options.target.is_cuda()) infer::limit_device_memory(options.target, bytes);
     else infer::set_cpu_memory_budget(bytes);
   }

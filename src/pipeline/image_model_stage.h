@@ -11,7 +11,7 @@
 #include "infer/image_model.h"
 #include "pipeline/model_run_options.h"
 #include "pipeline/stage.h"
-#include "pipeline/stage_spec.h"
+#include "pipeline/option_values.h"
 
 namespace framelift::pipeline {
 
@@ -20,7 +20,7 @@ class ImageModelStage : public Stage {
  public:
   // `stage` names the stage in messages; `label` the model in the log; scale 0: the model's own.
   ImageModelStage(std::string stage, std::string label, std::unique_ptr<models::ImageModel> model,
-                  const StageOptions& options, double scale);
+                  const OptionValues& options, double scale);
 
   std::string name() const override { return stage_; }
   media::VideoFormat configure(const media::VideoFormat& in) override;

@@ -35,28 +35,6 @@ extern "C" {
 namespace framelift::pipeline {
 namespace {
 
-// "60", "59.94", "60000/1001", "24000:1001" -> a rational rate.
-AVRational parse_rate(const std::string& text) {
-  AVRational r{0, 1};
-  const size_t sep = text.find_first_of("/:");
-  if (sep != std::string::npos) {
-    r = {std::atoi(text.substr(0, sep).c_str()), std::atoi(text.substr(sep + 1).c_str())};
-  } else {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (!text.empty() && *end == '\0' && v > 0) {
-      // NTSC rates typed as decimals are meant as N*1000/1001.
-      const double ntsc = v * 1001.0 / 1000.0;
-      r = std::abs(ntsc - std::round(ntsc)) < 0.01 && std::abs(v - std::round(v)) > 0.001
-              ? AVRational{int(std::lround(ntsc)) * 1000, 1001}
-              : av_d2q(v, 1000000);
-    }
-  }
-  if (r.num <= 0 || r.den <= 0) throw Error(ErrorKind::Usage, str("stage interpolate: fps=", text, " is not a frame rate"));
-  av_reduce(&r.num, &r.den, r.num, r.den, INT_MAX);
-  return r;
-}
-
 struct Anchor {
   at::Tensor image;      // [3, H, W] float CPU
   at::Tensor thumbnail;  // for cut and duplicate detection
@@ -65,23 +43,22 @@ struct Anchor {
 
 class InterpolateStage : public Stage {
  public:
-  explicit InterpolateStage(const StageOptions& o)
-      : model_name_(o.get("model", "rife-v4.6")),
-        factor_(o.get_double("factor", 0)),
-        scene_(o.get_double("scene", 0.12)),
-        dedup_(o.get_double("dedup", 0)),
-        scale_(o.get_double("scale", 1.0)),
-        ensemble_(o.get_int("ensemble", 0) != 0) {
-    if (o.has("fps")) fps_ = parse_rate(o.get("fps", ""));
-    if (factor_ > 0 && fps_.num > 0)
+  explicit InterpolateStage(const OptionValues& o)
+      : model_name_(o.text("model")),
+        scene_(o.number("scene")),
+        dedup_(o.number("dedup")),
+        scale_(o.number("scale")),
+        ensemble_(o.flag("ensemble")) {
+    if (o.given("factor") && o.given("fps"))
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
-    if (factor_ == 0 && fps_.num == 0) factor_ = 2;
+    if (o.given("fps")) fps_ = o.rate("fps");
+    else factor_ = o.number("factor");
     target_ = resolve_stage_target("interpolate", o, "rife");
-    if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
+    if (!target_.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
     infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);
     model_->to(target_.device, target_.dtype);
-    if (o.get_int("cuda_graphs", 0) != 0) model_ = models::wrap_in_cuda_graphs(std::move(model_), target_.device);
+    if (o.flag("cuda_graphs")) model_ = models::wrap_in_cuda_graphs(std::move(model_), target_.device);
   }
 
   std::string name() const override { return "interpolate"; }
@@ -223,7 +200,7 @@ class InterpolateStage : public Stage {
   }
 
   std::string model_name_;
-  double factor_;
+  double factor_ = 0;  // 0: fps_ is given
   double scene_, dedup_, scale_;
   bool ensemble_;
   AVRational fps_{0, 1}, in_tb_{1, 25}, out_tb_{1, 25}, in_rate_{0, 1};
@@ -254,6 +231,6 @@ OptionSchema interpolate_options() {
 
 FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE to a higher or any frame rate",
                          interpolate_options(),
-                         [](const StageOptions& o) { return std::make_unique<InterpolateStage>(o); });
+                         [](const OptionValues& o) { return std::make_unique<InterpolateStage>(o); });
 
 }  // namespace framelift::pipeline

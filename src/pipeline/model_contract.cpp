@@ -12,8 +12,8 @@ namespace framelift::pipeline {
 namespace {
 
 template <class T>
-T pick(const StageOptions& o, const std::string& key, const std::vector<std::pair<std::string, T>>& choices) {
-  const std::string text = o.get(key, choices.front().first);
+T pick(const OptionValues& o, const std::string& key, const std::vector<std::pair<std::string, T>>& choices) {
+  const std::string& text = o.text(key);
   std::string names;
   for (const auto& [name, value] : choices) {
     if (name == text) return value;
@@ -26,11 +26,11 @@ int64_t padded(int64_t size, int multiple) { return (size + multiple - 1) / mult
 
 }  // namespace
 
-ModelContract ModelContract::from_options(const StageOptions& o) {
+ModelContract ModelContract::from_options(const OptionValues& o) {
   ModelContract c;
-  c.window = o.get_int("window", 1);
-  c.scale = o.get_int("scale", 1);
-  c.multiple = o.get_int("multiple", 1);
+  c.window = int(o.integer("window"));
+  c.scale = int(o.integer("scale"));
+  c.multiple = int(o.integer("multiple"));
   if (c.window < 1 || c.window % 2 == 0)
     throw Error(ErrorKind::Usage, str("stage model: window=", c.window, " must be odd (1, 3, 5, ...): it is centred on its frame"));
   if (c.scale < 1) throw Error(ErrorKind::Usage, "stage model: scale must be a whole number >= 1");

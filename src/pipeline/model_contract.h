@@ -16,7 +16,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "pipeline/stage_spec.h"
+#include "pipeline/option_values.h"
 
 namespace framelift::pipeline {
 
@@ -33,7 +33,7 @@ struct ModelContract {
   WindowLayout layout = WindowLayout::Channels;
 
   // From the stage's options; throws Error(Usage) naming a bad value.
-  static ModelContract from_options(const StageOptions& options);
+  static ModelContract from_options(const OptionValues& options);
 
   // frames: [window, 3, H, W], RGB in [0, 1], on the target -> the module's first argument.
   at::Tensor frames_to_module(const at::Tensor& frames) const;

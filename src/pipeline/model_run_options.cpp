@@ -44,12 +44,12 @@ OptionSchema model_run_options() {
           size_option("max_memory", "memory budget, e.g. 4G")};
 }
 
-infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& o, const std::string& arch_name) {
+infer::ExecutionTarget resolve_stage_target(const std::string& stage, const OptionValues& o, const std::string& arch_name) {
   const arch::Declaration* d = arch::find_declaration(arch_name);
   const infer::ReducedPrecisions reduced =
       d ? infer::ReducedPrecisions{d->runs_in(arch::Precision::Bf16), d->runs_in(arch::Precision::Fp16)}
         : infer::ReducedPrecisions{false, false};
-  infer::ExecutionTarget t = infer::resolve_target(o.get("device", "auto"), o.get("precision", "auto"), reduced);
+  infer::ExecutionTarget t = infer::resolve_target(o.text("device"), o.text("precision"), reduced);
   check_declared_precision(stage, arch_name, t.dtype);
   return t;
 }

@@ -6,7 +6,7 @@
 
 #include "infer/device.h"
 #include "pipeline/option_schema.h"
-#include "pipeline/stage_spec.h"
+#include "pipeline/option_values.h"
 
 namespace framelift::pipeline {
 
@@ -17,6 +17,6 @@ OptionSchema model_run_options();
 // no native architecture matches, stays fp32 under auto). A precision the declaration does not
 // list is refused before any frame: Error(Usage, "stage STAGE: ARCH runs in fp32 or fp16, not
 // bf16 (--precision)").
-infer::ExecutionTarget resolve_stage_target(const std::string& stage, const StageOptions& options, const std::string& arch);
+infer::ExecutionTarget resolve_stage_target(const std::string& stage, const OptionValues& options, const std::string& arch);
 
 }  // namespace framelift::pipeline

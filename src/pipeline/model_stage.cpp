@@ -26,18 +26,18 @@ namespace {
 
 class ModelStage : public Stage {
  public:
-  explicit ModelStage(const StageOptions& o)
-      : file_(o.get("file", "")), contract_(ModelContract::from_options(o)), window_(contract_.window) {
+  explicit ModelStage(const OptionValues& o)
+      : file_(o.has("file") ? o.text("file") : ""), contract_(ModelContract::from_options(o)), window_(contract_.window) {
     if (file_.empty()) throw Error(ErrorKind::Usage, "stage model: file=PATH.pt (a TorchScript module) is required");
-    if (o.get_int("tile", 0) != 0)
+    if (o.integer("tile") != 0)
       throw Error(ErrorKind::Usage, "stage model: tile is not supported (user modules run on whole frames); use tile=0");
     if (o.has("mask") || o.has("box")) {
       std::optional<MaskBox> box;
-      if (o.has("box")) box = parse_mask_box(o.get("box", ""));
-      mask_.emplace(o.get("mask", ""), box);
+      if (o.has("box")) box = parse_mask_box(o.text("box"));
+      mask_.emplace(o.has("mask") ? o.text("mask") : "", box);  // no mask file: the box alone
     }
     target_ = resolve_stage_target("model", o, "");
-    if (!target_.is_cuda()) infer::configure_cpu_threads(o.get_int("threads", 0));
+    if (!target_.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
     infer::prepare_device(target_);
     module_ = std::make_unique<models::TorchScriptModule>(file_, target_);
     // A module that cannot take what the stage passes fails here, not on the first frame.
@@ -127,6 +127,6 @@ OptionSchema model_stage_options() {
 
 FRAMELIFT_REGISTER_STAGE(model, "A user's TorchScript module (.pt): colorization, style transfer, inpainting, temporal models",
                          model_stage_options(),
-                         [](const StageOptions& o) { return std::make_unique<ModelStage>(o); });
+                         [](const OptionValues& o) { return std::make_unique<ModelStage>(o); });
 
 }  // namespace framelift::pipeline

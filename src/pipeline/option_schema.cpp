@@ -3,8 +3,12 @@
 #include <cmath>
 #include <cctype>
 #include <cstdlib>
+#include <stdexcept>
+#include <climits>
 #include <optional>
+#include <set>
 
+#include "infer/memory_budget.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -120,6 +124,46 @@ bool valid(const OptionSpec& o, const std::string& value) {
   return false;
 }
 
+// "60", "59.94", "60000/1001", "24000:1001" -> a rational rate; {0, 1} when it is none.
+AVRational rational_rate(const std::string& text) {
+  AVRational r{0, 1};
+  const size_t sep = text.find_first_of("/:");
+  if (sep != std::string::npos) {
+    r = {std::atoi(text.substr(0, sep).c_str()), std::atoi(text.substr(sep + 1).c_str())};
+  } else if (const auto v = finite_number(text); v && *v > 0) {
+    // NTSC rates typed as decimals are meant as N*1000/1001.
+    const double ntsc = *v * 1001.0 / 1000.0;
+    r = std::abs(ntsc - std::round(ntsc)) < 0.01 && std::abs(*v - std::round(*v)) > 0.001
+            ? AVRational{int(std::lround(ntsc)) * 1000, 1001}
+            : av_d2q(*v, 1000000);
+  }
+  if (r.num <= 0 || r.den <= 0) return {0, 1};
+  av_reduce(&r.num, &r.den, r.num, r.den, INT_MAX);
+  return r;
+}
+
+// A valid value's typed form (valid() said it parses).
+OptionValues::Value typed(const OptionSpec& o, const std::string& value) {
+  switch (o.type) {
+    case OptionType::Integer: return int64_t(*finite_number(value));
+    case OptionType::Number: return *finite_number(value);
+    case OptionType::Flag: return value == "1";
+    case OptionType::Rate: return rational_rate(value);
+    case OptionType::Size: return infer::parse_byte_size(value);
+    case OptionType::Choice:
+    case OptionType::Text: return value;
+  }
+  return std::monostate{};
+}
+
+// The schema's own default: one the schema author wrote, so a bad one is a bug in the schema.
+OptionValues::Value schema_default(const std::string& stage, const OptionSpec& o) {
+  if (o.default_value.empty()) return std::monostate{};
+  if (!valid(o, o.default_value))
+    throw std::logic_error("stage " + stage + ": the schema's default " + o.name + "=" + o.default_value + " is not allowed");
+  return typed(o, o.default_value);
+}
+
 }  // namespace
 
 const OptionSpec* find_option(const OptionSchema& schema, const std::string& name) {
@@ -173,7 +217,7 @@ OptionSchema combine(OptionSchema a, const OptionSchema& b) {
   return a;
 }
 
-void validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options) {
+OptionValues validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options) {
   for (const auto& [key, value] : options.values()) {
     const OptionSpec* o = find_option(schema, key);
     if (!o) {
@@ -190,6 +234,22 @@ void validate_options(const std::string& stage, const OptionSchema& schema, cons
       throw Error(ErrorKind::Usage, str("stage ", stage, ": ", key, "=", value, " (from the command line) is not allowed (",
                                         allowed(*o), ")"));
   }
+  std::map<std::string, OptionValues::Value> values;
+  std::set<std::string> given;
+  for (const OptionSpec& o : schema) {
+    const auto text = options.values().find(o.name);
+    const auto cli = options.defaults().find(o.name);
+    if (text != options.values().end()) {
+      values[o.name] = typed(o, text->second);
+      given.insert(o.name);
+    } else if (cli != options.defaults().end() && !cli->second.empty()) {
+      values[o.name] = typed(o, cli->second);
+      given.insert(o.name);
+    } else {
+      values[o.name] = schema_default(stage, o);
+    }
+  }
+  return OptionValues(stage, std::move(values), std::move(given));
 }
 
 std::string describe_options(const OptionSchema& schema) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/option_values.h"
 #include "pipeline/stage_spec.h"
 
 namespace framelift::pipeline {
@@ -38,7 +39,10 @@ enum class OptionRole {
 struct OptionSpec {
   std::string name;
   OptionType type = OptionType::Text;
-  std::string default_value;  // shown in help; "" when the default depends on other options
+  // The one place the default is spelled: shown in help and filled in by validate_options. ""
+  // when it depends on other options or the machine, or when there is none (the option then has
+  // no value unless given).
+  std::string default_value;
   std::string help;
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
@@ -67,11 +71,13 @@ OptionSpec with_role(OptionSpec o, OptionRole role);
 // `a` followed by the options of `b` that `a` does not declare.
 OptionSchema combine(OptionSchema a, const OptionSchema& b);
 
-// Throws Error(Usage) with one line naming the stage, the option, the value and what is allowed:
-// an option the stage does not declare, a value that does not parse (nan, inf, 1e999, "2x"), or
-// one out of range. Values set by the stage's text are all checked; values that came from the
-// CLI's defaults (StageOptions::set_defaults) only where the stage declares them.
-void validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options);
+// The options typed and complete (option_values.h): what the stage's text set, else the CLI's
+// default, else the schema's. Throws Error(Usage) with one line naming the stage, the option, the
+// value and what is allowed: an option the stage does not declare, a value that does not parse
+// (nan, inf, 1e999, "2x"), or one out of range. Values set by the stage's text are all checked;
+// values that came from the CLI's defaults (StageOptions::set_defaults) only where the stage
+// declares them (the others are not the stage's and are left out).
+OptionValues validate_options(const std::string& stage, const OptionSchema& schema, const StageOptions& options);
 
 // The option of that name in `schema`, or nullptr.
 const OptionSpec* find_option(const OptionSchema& schema, const std::string& name);

@@ -32,9 +32,12 @@ int even(double v) { return std::max(2, int(std::lround(v / 2.0)) * 2); }
 
 class ResizeStage : public Stage {
  public:
-  explicit ResizeStage(const StageOptions& o)
-      : scale_(o.get_double("scale", 0)), width_(o.get_int("w", 0)), height_(o.get_int("h", 0)),
-        flags_(sws_algorithm(o.get("algo", "lanczos")) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) {
+  // 0 for scale, w and h: not given (the schema has no default for them).
+  explicit ResizeStage(const OptionValues& o)
+      : scale_(o.has("scale") ? o.number("scale") : 0),
+        width_(o.has("w") ? int(o.integer("w")) : 0),
+        height_(o.has("h") ? int(o.integer("h")) : 0),
+        flags_(sws_algorithm(o.text("algo")) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) {
     if (scale_ == 0 && width_ == 0 && height_ == 0)
       throw Error(ErrorKind::Usage, "stage resize: give scale=F, or w= and/or h=");
   }
@@ -105,6 +108,6 @@ FRAMELIFT_REGISTER_STAGE(resize, "Classical resize with swscale",
                                        with_role(integer_option("h", "", 2, 16384, "output height"), OptionRole::FrameSize),
                                        choice_option("algo", "lanczos",
                                                      {"lanczos", "bicubic", "bilinear", "spline", "nearest", "area"}, "")}),
-                         [](const StageOptions& o) { return std::make_unique<ResizeStage>(o); });
+                         [](const OptionValues& o) { return std::make_unique<ResizeStage>(o); });
 
 }  // namespace framelift::pipeline

@@ -1,5 +1,7 @@
 #include "pipeline/stage_registry.h"
 
+#include <optional>
+
 #include "pipeline/stage_order.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -28,8 +30,7 @@ const StageInfo* find_stage(const std::string& name) {
 
 std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
   if (const StageInfo* info = find_stage(spec.name)) {
-    validate_options(info->name, info->options, spec.options);
-    return info->factory(spec.options);
+    return info->factory(validate_options(info->name, info->options, spec.options));
   }
   std::string names;
   for (const StageInfo& info : table()) names += (names.empty() ? "" : ", ") + info.name;
@@ -37,9 +38,17 @@ std::unique_ptr<Stage> make_stage(const StageSpec& spec) {
 }
 
 std::string whole_video_reason(const std::string& pipeline_text) {
-  for (const StageSpec& spec : parse_pipeline(pipeline_text))
-    if (const StageInfo* info = find_stage(spec.name); info && info->whole_video)
-      if (std::string why = info->whole_video(spec.options); !why.empty()) return str("stage ", spec.name, ": ", why);
+  for (const StageSpec& spec : parse_pipeline(pipeline_text)) {
+    const StageInfo* info = find_stage(spec.name);
+    if (!info || !info->whole_video) continue;
+    std::optional<OptionValues> values;
+    try {
+      values = validate_options(info->name, info->options, spec.options);
+    } catch (const Error&) {
+      continue;  // make_stages reports it
+    }
+    if (std::string why = info->whole_video(*values); !why.empty()) return str("stage ", spec.name, ": ", why);
+  }
   return "";
 }
 

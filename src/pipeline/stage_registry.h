@@ -15,10 +15,12 @@
 
 namespace framelift::pipeline {
 
-using StageFactory = std::function<std::unique_ptr<Stage>(const StageOptions&)>;
+// Gets the options validated and typed (option_values.h): every option of the stage's schema,
+// defaults filled in from it.
+using StageFactory = std::function<std::unique_ptr<Stage>(const OptionValues&)>;
 // Why a stage with these options must see the whole video in one piece (a job then runs it as one
 // segment), or "" when it works on segments. Asked before any stage is built, so it must be cheap.
-using WholeVideoCheck = std::function<std::string(const StageOptions&)>;
+using WholeVideoCheck = std::function<std::string(const OptionValues&)>;
 
 struct StageInfo {
   std::string name;

@@ -88,33 +88,6 @@ std::string add_option(StageSpec& spec, const Field& field, std::map<std::string
 
 }  // namespace
 
-const std::string* StageOptions::find(const std::string& key) const {
-  if (auto it = values_.find(key); it != values_.end()) return &it->second;
-  if (auto it = defaults_.find(key); it != defaults_.end()) return &it->second;
-  return nullptr;
-}
-
-std::string StageOptions::get(const std::string& key, const std::string& fallback) const {
-  const std::string* v = find(key);
-  return v ? *v : fallback;
-}
-
-double StageOptions::get_double(const std::string& key, double fallback) const {
-  const std::string* text = find(key);
-  if (!text) return fallback;
-  char* end = nullptr;
-  double v = std::strtod(text->c_str(), &end);
-  if (text->empty() || *end != '\0')
-    throw Error(ErrorKind::Usage, str("stage ", stage_, ": option ", key, "=", *text, " is not a number"));
-  return v;
-}
-
-int StageOptions::get_int(const std::string& key, int fallback) const {
-  double v = get_double(key, fallback);
-  if (v != double(int(v))) throw Error(ErrorKind::Usage, str("stage ", stage_, ": option ", key, " must be an integer"));
-  return int(v);
-}
-
 std::vector<StageSpec> parse_pipeline(const std::string& text) {
   std::vector<StageSpec> specs;
   std::vector<std::map<std::string, std::string>> values;

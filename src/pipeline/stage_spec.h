@@ -26,10 +26,8 @@ class StageOptions {
   // stage that reads them, and are not "unknown options" for stages that don't.
   void set_defaults(std::map<std::string, std::string> defaults) { defaults_ = std::move(defaults); }
 
-  bool has(const std::string& key) const { return values_.count(key) > 0 || defaults_.count(key) > 0; }
-  std::string get(const std::string& key, const std::string& fallback) const;
-  double get_double(const std::string& key, double fallback) const;
-  int get_int(const std::string& key, int fallback) const;
+  // The text as given; stages read their options typed, from validate_options (option_values.h),
+  // never from here, so that no default is spelled outside the stage's schema.
   const std::map<std::string, std::string>& values() const { return values_; }
   const std::map<std::string, std::string>& defaults() const { return defaults_; }
 
@@ -37,8 +35,6 @@ class StageOptions {
   std::string stage_;
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> defaults_;
-
-  const std::string* find(const std::string& key) const;
 };
 
 struct StageSpec {

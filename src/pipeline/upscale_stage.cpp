@@ -7,15 +7,14 @@
 namespace framelift::pipeline {
 namespace {
 
-constexpr const char* kDefaultModel = "realesr-animevideov3-x2";
-
-std::unique_ptr<Stage> make_upscale_stage(const StageOptions& o) {
-  const std::string model = o.get("model", kDefaultModel);
-  return std::make_unique<ImageModelStage>("upscale", model, models::open_model(model), o, o.get_double("scale", 0));
+std::unique_ptr<Stage> make_upscale_stage(const OptionValues& o) {
+  const std::string& model = o.text("model");
+  // scale 0: the model's own (ImageModelStage)
+  return std::make_unique<ImageModelStage>("upscale", model, models::open_model(model), o, o.has("scale") ? o.number("scale") : 0);
 }
 
 OptionSchema upscale_options() {
-  return combine({with_role(text_option("model", kDefaultModel, "a catalog name, an installed model or a file"), OptionRole::ModelRef),
+  return combine({with_role(text_option("model", "realesr-animevideov3-x2", "a catalog name, an installed model or a file"), OptionRole::ModelRef),
                   number_option("scale", "", 0, 16, "output scale; default the model's", /*min_exclusive=*/true)},
                  model_run_options());
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 
 #include "library/denoise_models.h"
 #include "util/error.h"
@@ -53,6 +54,14 @@ const std::string* option(const PipelineStage& st, const char* key) {
   return it == st.options.end() || it->second.empty() ? nullptr : &it->second;
 }
 
+// An option the stage's schema gives a default: PipelineStage::options holds it (the caller
+// filled the defaults), so the planner never spells a default of its own.
+const std::string& defaulted(const PipelineStage& st, const char* key) {
+  if (const std::string* v = option(st, key)) return *v;
+  throw std::logic_error(str("planner: stage ", st.name, " without its option ", key,
+                             "; plan_stages takes the options with the schema's defaults filled in"));
+}
+
 // A stage whose time the planner cannot model: free here, flagged on every row.
 StageSpec unpriced(const std::string& kind, const std::string& label, double scale = 1, int frame_factor = 1) {
   StageSpec s;
@@ -82,7 +91,6 @@ StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
 }
 
 int frame_factor(const PipelineStage& st, double fps) {
-  if (const std::string* f = option(st, "factor"); f && !option(st, "fps")) return static_cast<int>(number(st.name, "factor", *f));
   if (const std::string* rate = option(st, "fps")) {
     if (!(fps > 0)) throw Error(ErrorKind::Usage, "stage interpolate: the input has no known frame rate; give factor=N");
     const size_t slash = rate->find('/');
@@ -91,17 +99,16 @@ int frame_factor(const PipelineStage& st, double fps) {
                                                       number(st.name, "fps", rate->substr(slash + 1));
     return std::max(1, static_cast<int>(std::ceil(r / fps - 1e-6)));
   }
-  return 2;
+  return static_cast<int>(number(st.name, "factor", defaulted(st, "factor")));
 }
 
 StageSpec denoise_stage(const PipelineStage& st, const library::Catalog& models) {
-  const std::string method = option(st, "method") ? *option(st, "method") : "waifu2x";
+  const std::string& method = defaulted(st, "method");
   const double strength = option(st, "strength") ? number(st.name, "strength", *option(st, "strength"), true)
-                          : option(st, "level")  ? number(st.name, "level", *option(st, "level"), true)
-                                                 : 2;
-  const double scale = option(st, "scale") ? number(st.name, "scale", *option(st, "scale")) : 1;
+                                                 : number(st.name, "level", defaulted(st, "level"), true);
+  const double scale = number(st.name, "scale", defaulted(st, "scale"));
   if (method == "hqdn3d" || method == "nlmeans") return unpriced("denoise", str("denoise (", method, ")"));
-  const std::string arch = option(st, "arch") ? *option(st, "arch") : method == "waifu2x" ? "cunet" : "";
+  const std::string& arch = defaulted(st, "arch");
   const int native = library::denoise_native_scale(method, arch, scale);
   // A blend of two levels runs both networks; the dearer (higher) one is what is priced twice.
   const int level = static_cast<int>(std::ceil(strength));
@@ -136,9 +143,9 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       if (st.network) {
         s = stage_for_network(st.name, *st.network);
       } else {
-        const std::string name = option(st, "model") ? *option(st, "model") : st.name == "interpolate" ? "rife-v4.6" : "";
-        if (name.empty()) throw Error(ErrorKind::Usage, str("stage ", st.name, ": give model=NAME or a model file"));
-        s = stage_for_model(catalog_model(st.name, name, models));
+        const std::string* name = option(st, "model");
+        if (!name) throw Error(ErrorKind::Usage, str("stage ", st.name, ": give model=NAME or a model file"));
+        s = stage_for_model(catalog_model(st.name, *name, models));
       }
       if (st.name == "upscale" && option(st, "scale")) s.scale = number(st.name, "scale", *option(st, "scale"));
       if (s.kind == "interpolate") s.frame_factor = frame_factor(st, input.fps);
@@ -149,8 +156,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       s = unpriced("filter", str("filter (", option(st, "graph") ? *option(st, "graph") : "", ")"));
     } else if (st.name == "model") {
       const std::string* file = option(st, "file");
-      s = unpriced("model", str("model (", file ? *file : "", ")"),
-                   option(st, "scale") ? number(st.name, "scale", *option(st, "scale")) : 1);
+      s = unpriced("model", str("model (", file ? *file : "", ")"), number(st.name, "scale", defaulted(st, "scale")));
     } else {
       throw Error(ErrorKind::Usage, str("stage ", st.name, ": unknown to the planner"));
     }

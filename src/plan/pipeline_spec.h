@@ -25,7 +25,9 @@ struct DetectedNetwork {
   std::string label;  // for display: the file's name
 };
 
-// One stage as the pipeline parser gives it, plus the detected network when model= is a file.
+// One stage as the pipeline parser gives it, with every option its schema has a default for
+// filled in (api::plan_stages_for does; the planner spells no defaults of its own and throws
+// std::logic_error for one missing), plus the detected network when model= is a file.
 struct PipelineStage {
   std::string name;
   std::map<std::string, std::string> options;

@@ -88,7 +88,7 @@ TEST(Calibration, AManifestRunMakesThePlannerPredictItsTime) {
 TEST(PipelineSpec, CatalogModelsResolveToTheirNetworks) {
   const auto models = framelift::library::Catalog::load_default();
   const InputShape in{1920, 1080, 24};
-  auto stages = plan_stages({{"upscale", {{"model", "realesr-animevideov3-x2"}}, {}}, {"interpolate", {{"fps", "60"}}, {}}},
+  auto stages = plan_stages({{"upscale", {{"model", "realesr-animevideov3-x2"}}, {}}, {"interpolate", {{"fps", "60"}, {"factor", "2"}, {"model", "rife-v4.6"}}, {}}},
                             models, in);
   ASSERT_EQ(stages.size(), 2u);
   EXPECT_EQ(stages[0].cost.arch, "srvgg_compact");
@@ -103,17 +103,18 @@ TEST(PipelineSpec, CatalogModelsResolveToTheirNetworks) {
 }
 
 // What `run` takes, the planner takes: denoise levels become the family's model, a detected
-// model file its architecture, and stages without a cost model are kept and flagged.
+// model file its architecture, and stages without a cost model are kept and flagged. The options
+// come as api::plan_stages_for gives them, with the schema's defaults filled in.
 TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
   const auto models = framelift::library::Catalog::load_default();
   const InputShape in{1280, 720, 25};
-  const auto denoise = plan_stages({{"denoise", {{"level", "3"}, {"method", "waifu2x"}, {"scale", "1"}}, {}}}, models, in);
+  const auto denoise = plan_stages({{"denoise", {{"level", "3"}, {"method", "waifu2x"}, {"scale", "1"}, {"arch", "cunet"}}, {}}}, models, in);
   EXPECT_EQ(denoise[0].model, "waifu2x-cunet-noise3");
   EXPECT_TRUE(denoise[0].priced);
   EXPECT_EQ(denoise[0].cost.arch, "waifu2x_cunet");
   // Level 0 and strength 0, which run takes, are planned too.
-  EXPECT_EQ(plan_stages({{"denoise", {{"strength", "0"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
-  EXPECT_EQ(plan_stages({{"denoise", {{"level", "0"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
+  EXPECT_EQ(plan_stages({{"denoise", {{"strength", "0"}, {"level", "2"}, {"method", "waifu2x"}, {"scale", "1"}, {"arch", "cunet"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
+  EXPECT_EQ(plan_stages({{"denoise", {{"level", "0"}, {"method", "waifu2x"}, {"scale", "1"}, {"arch", "cunet"}}, {}}}, models, in)[0].model, "waifu2x-cunet-noise0");
   DetectedNetwork rrdb{"rrdbnet", 4, {{"nb", 23}}, "4x_custom.pth"};
   const auto file = plan_stages({{"upscale", {{"model", "/m/4x_custom.pth"}}, rrdb}}, models, in);
   EXPECT_EQ(file[0].model, "4x_custom.pth");
@@ -121,7 +122,7 @@ TEST(PipelineSpec, EveryStageRunTakesIsPlannedNoneRefused) {
   EXPECT_EQ(file[0].scale, 4);
   const auto free = plan_stages({{"filter", {{"graph", "hqdn3d=4,unsharp"}}, {}},
                                  {"deinterlace", {{"mode", "field"}}, {}},
-                                 {"model", {{"file", "inpaint.pt"}}, {}},
+                                 {"model", {{"file", "inpaint.pt"}, {"scale", "1"}}, {}},
                                  {"upscale", {{"model", "/m/x.param"}}, DetectedNetwork{"unknown", 1, {}, "x.param"}}},
                                 models, in);
   ASSERT_EQ(free.size(), 4u);
