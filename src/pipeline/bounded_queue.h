@@ -41,6 +41,11 @@ class BoundedQueue {
     not_empty_.notify_all();
   }
 
+  bool aborted() {
+    std::lock_guard lock(mutex_);
+    return aborted_;
+  }
+
   // Something failed: wake everyone, drop the items.
   void abort() {
     std::lock_guard lock(mutex_);

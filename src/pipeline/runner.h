@@ -1,6 +1,8 @@
 #pragma once
-// Runs a whole job: demux + decode, the stage chain, encode + mux, on three threads joined by
-// bounded queues, so that decoding, inference and encoding overlap and memory stays flat.
+// Runs a whole job, a job's segment or a profile sample: a FrameReader (demux + decode of the
+// run's InputWindow), the StageChain on a process thread, a FrameWriter (encode + mux), joined by
+// bounded queues, so that decoding, inference and encoding overlap and memory stays flat. The
+// three kinds of run differ only in their InputWindow (input_window.h).
 //
 // Guarantees: every decoded frame reaches the stages in order with its own timestamp (variable
 // frame rate is kept); audio, subtitle, attachment and data streams are copied bit-exact with
@@ -18,6 +20,7 @@
 #include "jobs/segment_plan.h"
 #include "media/decoder.h"
 #include "media/encoder.h"
+#include "pipeline/input_window.h"
 #include "pipeline/progress.h"
 
 namespace framelift {
@@ -40,9 +43,7 @@ struct SegmentWindow {
 
 // One stretch of a sample run (RunOptions::sample), as input timestamps: decoding starts at the
 // keyframe `seek`, the frames from `from` to `to` (inclusive) go to the stages.
-struct SampleStretch {
-  int64_t seek = 0, from = 0, to = 0;
-};
+using SampleStretch = Stretch;
 
 using media::ColorConversion;
 using media::parse_color_conversion;
