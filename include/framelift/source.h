@@ -18,6 +18,8 @@
 //
 // Errors: throw framelift::Error(Input) naming the file: missing, not media, no video stream, no
 // frames (after start_s), corrupt data with fail_on_corrupt_frames.
+// A moved-from Source may be destroyed or assigned a new one; every other function throws
+// Error(Usage, "framelift::Source: used after being moved from").
 // Thread-safety: one thread at a time per Source; separate Sources are independent.
 #include <cstdint>
 #include <memory>

@@ -10,6 +10,7 @@ extern "C" {
 #include <libavutil/mathematics.h>
 }
 
+#include "api/moved_from.h"
 #include "api/video_shape.h"
 #include "infer/frame_tensor.h"
 #include "media/decoder.h"
@@ -83,11 +84,11 @@ Source::~Source() = default;
 Source::Source(Source&&) noexcept = default;
 Source& Source::operator=(Source&&) noexcept = default;
 
-const VideoShape& Source::shape() const { return impl_->shape; }
-int64_t Source::decode_errors() const { return impl_->decoder.error_count(); }
+const VideoShape& Source::shape() const { return api::live(impl_, "Source").shape; }
+int64_t Source::decode_errors() const { return api::live(impl_, "Source").decoder.error_count(); }
 
 std::optional<Frame> Source::read() {
-  Impl& s = *impl_;
+  Impl& s = api::live(impl_, "Source");
   if (s.options.max_frames > 0 && s.produced >= s.options.max_frames) return std::nullopt;
   if (!s.peek()) return std::nullopt;
   media::FramePtr f = std::move(s.pending.front());
