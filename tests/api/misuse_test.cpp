@@ -92,5 +92,32 @@ TEST(ApiMisuse, EveryFunctionOfAMovedFromSinkIsAUsageError) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+// Sizes a caller can pass by mistake: refused before any allocation or read of `pixels` (a few
+// bytes here), as the resource error they are, whatever their products overflow.
+TEST(ApiMisuse, FramesTooLargeToHoldAreResourceErrors) {
+  const std::vector<uint8_t> pixels(64);
+  struct Case {
+    int width, height;
+  } cases[] = {
+      {65536, 65536},            // 48 GiB of floats
+      {16385, 16384},            // one column past the limit
+      {1000000000, 1000000000},  // 12 bytes a pixel overflows int64
+      {INT_MAX, INT_MAX},        // ... and size_t
+      {INT_MAX, 1},              // and 3 x width overflows int
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.width) + "x" + std::to_string(c.height));
+    const std::string size = std::to_string(c.width) + "x" + std::to_string(c.height);
+    const std::string why = error_of(ErrorKind::Resource, [&] { from_rgb24(pixels.data(), c.width, c.height, INT_MAX, 0); });
+    EXPECT_EQ(why.rfind("from_rgb24: a " + size + " frame needs ", 0), 0u) << why;
+    EXPECT_NE(why.find("frames are limited to 268435456 pixels (16384x16384)"), std::string::npos) << why;
+  }
+  EXPECT_EQ(exit_code(ErrorKind::Resource), 6);
+  EXPECT_EQ(kMaxFramePixels, int64_t(16384) * 16384);
+  // Within the limit the size is not the problem; a stride that cannot be is.
+  error_of(ErrorKind::Usage, [&] { from_rgb24(pixels.data(), 4, 4, 11, 0); });
+  EXPECT_EQ(from_rgb24(pixels.data(), 4, 4, 12, 7).rgb.size(), 48u);
+}
+
 }  // namespace
 }  // namespace framelift::test
