@@ -119,5 +119,40 @@ TEST(ApiMisuse, FramesTooLargeToHoldAreResourceErrors) {
   EXPECT_EQ(from_rgb24(pixels.data(), 4, 4, 12, 7).rgb.size(), 48u);
 }
 
+// start_s values that are no time, or no time the clip's timestamps can hold, are refused naming
+// the option; a start past the clip's last frame is the documented Input error, never frame 0.
+TEST(ApiMisuse, SourceStartThatIsNoTimeOrPastTheEnd) {
+  const std::string clip = media("real_megamind.mkv").string();  // 48 frames, 42 ms to 2 s
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double start : {nan, -1.0, inf, -inf}) {
+    SCOPED_TRACE(start);
+    const std::string why = error_of(ErrorKind::Usage, [&] { Source s(clip, {.start_s = start}); });
+    EXPECT_EQ(why.rfind("Source: start_s=", 0), 0u) << why;
+    EXPECT_NE(why.find("is not a time (seconds, finite, >= 0)"), std::string::npos) << why;
+  }
+  // Checked before the file is opened: the option is the problem, not the missing file.
+  error_of(ErrorKind::Usage, [&] { Source s("/no/such/clip.mkv", {.start_s = nan}); });
+  error_of(ErrorKind::Usage, [&] { Source s(clip, {.max_frames = -1}); });
+
+  for (double start : {1e300, 1e16}) {  // 1e16 s is 1e19 ticks of Matroska's milliseconds
+    SCOPED_TRACE(start);
+    const std::string why = error_of(ErrorKind::Usage, [&] { Source s(clip, {.start_s = start}); });
+    EXPECT_EQ(why.rfind("Source: start_s=", 0), 0u) << why;
+    EXPECT_NE(why.find("is past what the timestamps of " + clip + " can hold (time base 1/1000 s)"), std::string::npos)
+        << why;
+  }
+
+  for (double start : {2.5, 1e9}) {
+    SCOPED_TRACE(start);
+    const std::string why = error_of(ErrorKind::Input, [&] { Source s(clip, {.start_s = start}); });
+    EXPECT_EQ(why.rfind(clip + ": no video frames at or after ", 0), 0u) << why;
+  }
+  // The last frame (1.96 s) is still there.
+  Source last(clip, {.start_s = 1.96});
+  EXPECT_EQ(last.shape().start_pts, 2002);
+  ASSERT_TRUE(last.read().has_value());
+  EXPECT_FALSE(last.read().has_value());
+}
+
 }  // namespace
 }  // namespace framelift::test
