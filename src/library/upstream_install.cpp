@@ -119,7 +119,8 @@ InstalledModel UpstreamInstaller::install(const CatalogModel& model) {
       if (model.files.size() == 1) return install_files(model, {{model.files.front().name, s.url}});
       failures.push_back(str(s.url, ": one file, but model ", model.name, " has ", model.files.size()));
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Interrupted) throw;
+      // The next source would write into the same cache: a full or read-only one is the error.
+      if (e.kind() == ErrorKind::Interrupted || e.kind() == ErrorKind::Output) throw;
       failures.push_back(e.what());
     }
   }
