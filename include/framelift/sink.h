@@ -6,7 +6,9 @@
 //
 // Errors: throw framelift::Error: Usage (an unknown encoder, pixel format or option), Output (the
 // output exists without overwrite, the folder is not writable), Input (a frame whose size is not
-// the shape's).
+// the shape's). A moved-from Sink may be destroyed or assigned a new one (the file it was writing
+// goes with the Sink it moved to); every other function throws
+// Error(Usage, "framelift::Sink: used after being moved from").
 // Thread-safety: one thread at a time per Sink.
 #include <map>
 #include <memory>

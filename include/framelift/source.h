@@ -17,7 +17,12 @@
 // Only the video stream is read; run() is the way to keep audio, subtitles and chapters.
 //
 // Errors: throw framelift::Error(Input) naming the file: missing, not media, no video stream, no
-// frames (after start_s), corrupt data with fail_on_corrupt_frames.
+// frames (after start_s: a start at or past the last frame is this error, not an empty Source),
+// corrupt data with fail_on_corrupt_frames. Error(Usage) naming the option, before the file is
+// opened: start_s NaN, infinite or negative, max_frames negative; and once it is open, a start_s
+// too far out for the stream's timestamps (over 2^62 ticks of its time base) to hold.
+// A moved-from Source may be destroyed or assigned a new one; every other function throws
+// Error(Usage, "framelift::Source: used after being moved from").
 // Thread-safety: one thread at a time per Source; separate Sources are independent.
 #include <cstdint>
 #include <memory>
@@ -31,7 +36,7 @@ namespace framelift {
 
 struct SourceOptions {
   double start_s = 0;                   // from the first frame at or after this long after the video's start (seeks)
-  int64_t max_frames = 0;               // 0: to the end
+  int64_t max_frames = 0;               // 0: to the end; >= 0
   std::string hwaccel = "none";         // none, auto, cuda, vaapi, ...
   bool fail_on_corrupt_frames = false;  // false: skip them (counted by decode_errors())
 };

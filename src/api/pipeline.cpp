@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 
+#include "api/moved_from.h"
 #include "api/plan_pipeline.h"
 #include "api/policy_check.h"
 #include "api/video_shape.h"
@@ -122,59 +123,65 @@ Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 
 VideoShape Pipeline::configure(const VideoShape& input) {
-  if (impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
-  impl_->in = api::format_of(input, "Pipeline::configure");
-  media::VideoFormat f = impl_->in;
-  for (auto& stage : impl_->stages) {
+  Impl& s = api::live(impl_, "Pipeline");
+  if (s.configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
+  s.in = api::format_of(input, "Pipeline::configure");
+  media::VideoFormat f = s.in;
+  for (auto& stage : s.stages) {
     f = stage->configure(f);
-    fp::check_frame_pixels(stage->name(), f.width, f.height, impl_->max_frame_pixels);
+    fp::check_frame_pixels(stage->name(), f.width, f.height, s.max_frame_pixels);
   }
-  impl_->out = f;
-  impl_->configured = true;
+  s.out = f;
+  s.configured = true;
   return api::shape_of(f);
 }
 
 void Pipeline::send(Frame frame) {
-  if (!impl_->configured) throw Error(ErrorKind::Usage, "Pipeline::send: configure() first");
-  const media::VideoFormat& in = impl_->in;
+  Impl& s = api::live(impl_, "Pipeline");
+  if (!s.configured) throw Error(ErrorKind::Usage, "Pipeline::send: configure() first");
+  const media::VideoFormat& in = s.in;
   if (frame.width != in.width || frame.height != in.height || frame.rgb.size() != size_t(3) * in.width * in.height)
     throw Error(ErrorKind::Input, str("Pipeline::send: a ", frame.width, "x", frame.height, " frame with ", frame.rgb.size(),
                                       " values; the pipeline was configured for ", in.width, "x", in.height));
   at::Tensor image = at::from_blob(frame.rgb.data(), {3, frame.height, frame.width}, at::kFloat).clone();
-  impl_->emit[0](fp::Frame{image, frame.pts});
+  s.emit[0](fp::Frame{image, frame.pts});
 }
 
 std::optional<Frame> Pipeline::receive() {
-  if (impl_->ready.empty()) return std::nullopt;
-  Frame f = std::move(impl_->ready.front());
-  impl_->ready.pop_front();
+  Impl& s = api::live(impl_, "Pipeline");
+  if (s.ready.empty()) return std::nullopt;
+  Frame f = std::move(s.ready.front());
+  s.ready.pop_front();
   return f;
 }
 
 void Pipeline::flush() {
-  if (!impl_->configured) return;
-  for (size_t i = 0; i < impl_->stages.size(); ++i) impl_->stages[i]->flush(impl_->emit[i + 1]);
+  Impl& s = api::live(impl_, "Pipeline");
+  if (!s.configured) return;
+  for (size_t i = 0; i < s.stages.size(); ++i) s.stages[i]->flush(s.emit[i + 1]);
 }
 
 void Pipeline::reset() {
-  for (auto& stage : impl_->stages) stage->reset();
-  impl_->ready.clear();
-  impl_->configured = false;
+  Impl& s = api::live(impl_, "Pipeline");
+  for (auto& stage : s.stages) stage->reset();
+  s.ready.clear();
+  s.configured = false;
 }
 
 std::vector<StageReport> Pipeline::stages() const {
+  const Impl& s = api::live(impl_, "Pipeline");
   // The planner's view of the same stages; without an input rate an interpolate:fps= stage has
   // no frame factor, which the cost per call does not need.
   std::vector<plan::StageSpec> costs;
   try {
-    costs = api::plan_stages_for(internal_specs(impl_->specs), {0, 0, 25});
+    costs = api::plan_stages_for(internal_specs(s.specs), {0, 0, 25});
   } catch (const Error&) {
     costs.clear();  // a catalog entry the planner cannot read: report no costs rather than fail
   }
   std::vector<StageReport> out;
-  for (size_t i = 0; i < impl_->stages.size(); ++i) {
-    StageReport r{impl_->stages[i]->name(), impl_->specs[i].options, impl_->stages[i]->context_frames(),
-                  impl_->stages[i]->device().str()};
+  for (size_t i = 0; i < s.stages.size(); ++i) {
+    StageReport r{s.stages[i]->name(), s.specs[i].options, s.stages[i]->context_frames(),
+                  s.stages[i]->device().str()};
     if (i < costs.size() && costs[i].runs_network()) {
       r.priced = true;
       r.flops_per_pixel = costs[i].cost.flops_per_px();

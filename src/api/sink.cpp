@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "api/moved_from.h"
 #include "api/video_shape.h"
 #include "infer/frame_tensor.h"
 #include "media/encoder.h"
@@ -77,7 +78,7 @@ Sink::Sink(Sink&&) noexcept = default;
 Sink& Sink::operator=(Sink&&) noexcept = default;
 
 void Sink::write(const Frame& frame) {
-  Impl& s = *impl_;
+  Impl& s = api::live(impl_, "Sink");
   if (s.closed) throw Error(ErrorKind::Usage, "Sink::write: the sink is closed");
   if (frame.width != s.format.width || frame.height != s.format.height ||
       frame.rgb.size() != size_t(3) * frame.width * frame.height)
@@ -92,7 +93,7 @@ void Sink::write(const Frame& frame) {
 }
 
 int64_t Sink::close() {
-  Impl& s = *impl_;
+  Impl& s = api::live(impl_, "Sink");
   if (s.closed) return s.frames;
   s.encoder.encode(nullptr, [&](AVPacket* p) { s.write_packet(p); });
   s.mux.finish();

@@ -6,10 +6,7 @@
 #include <cstring>
 #include <deque>
 
-extern "C" {
-#include <libavutil/mathematics.h>
-}
-
+#include "api/moved_from.h"
 #include "api/video_shape.h"
 #include "infer/frame_tensor.h"
 #include "media/decoder.h"
@@ -18,6 +15,31 @@ extern "C" {
 #include "util/str.h"
 
 namespace framelift {
+namespace {
+
+// Options that are wrong whatever the file: refused before it is opened.
+const SourceOptions& checked(const SourceOptions& o) {
+  if (!std::isfinite(o.start_s) || o.start_s < 0)
+    throw Error(ErrorKind::Usage, str("Source: start_s=", o.start_s, " is not a time (seconds, finite, >= 0)"));
+  if (o.max_frames < 0) throw Error(ErrorKind::Usage, str("Source: max_frames=", o.max_frames, " is negative"));
+  return o;
+}
+
+// Half of int64's range: the demuxer's seek still does arithmetic on the target.
+constexpr long double kMaxTicks = 0x1p62L;
+
+// The stream timestamp start_s after the stream's first one. Error(Usage) where that many ticks
+// of its time base do not fit in a timestamp: the conversion would overflow and seek anywhere.
+int64_t start_pts(const std::string& input, double start_s, const AVStream* vst) {
+  const int64_t origin = vst->start_time == AV_NOPTS_VALUE ? 0 : vst->start_time;
+  const long double ticks = static_cast<long double>(start_s) * vst->time_base.den / vst->time_base.num;
+  if (ticks + origin > kMaxTicks)
+    throw Error(ErrorKind::Usage, str("Source: start_s=", start_s, " is past what the timestamps of ", input,
+                                      " can hold (time base ", vst->time_base.num, "/", vst->time_base.den, " s)"));
+  return origin + std::llround(ticks);
+}
+
+}  // namespace
 
 struct Source::Impl {
   std::string input;
@@ -34,19 +56,15 @@ struct Source::Impl {
 
   Impl(const std::string& in, const SourceOptions& o)
       : input(in),
-        options(o),
+        options(checked(o)),
         demux(in),
         decoder(demux.video_stream(),
                 media::DecoderOptions{o.hwaccel, o.fail_on_corrupt_frames ? media::DecodeErrorPolicy::Fail
                                                                           : media::DecodeErrorPolicy::Skip},
                 in) {
-    if (!(o.start_s >= 0) || !std::isfinite(o.start_s))
-      throw Error(ErrorKind::Usage, str("Source: start_s ", o.start_s, " is not a time >= 0"));
-    if (o.max_frames < 0) throw Error(ErrorKind::Usage, str("Source: max_frames ", o.max_frames, " is negative"));
     AVStream* vst = demux.video_stream();
     if (o.start_s > 0) {
-      const int64_t start = vst->start_time == AV_NOPTS_VALUE ? 0 : vst->start_time;
-      from_pts = start + av_rescale_q(std::llround(o.start_s * 1e6), {1, 1000000}, vst->time_base);
+      from_pts = start_pts(in, o.start_s, vst);
       demux.seek_video(from_pts);
     }
     const media::FramePtr* first = peek();
@@ -83,11 +101,11 @@ Source::~Source() = default;
 Source::Source(Source&&) noexcept = default;
 Source& Source::operator=(Source&&) noexcept = default;
 
-const VideoShape& Source::shape() const { return impl_->shape; }
-int64_t Source::decode_errors() const { return impl_->decoder.error_count(); }
+const VideoShape& Source::shape() const { return api::live(impl_, "Source").shape; }
+int64_t Source::decode_errors() const { return api::live(impl_, "Source").decoder.error_count(); }
 
 std::optional<Frame> Source::read() {
-  Impl& s = *impl_;
+  Impl& s = api::live(impl_, "Source");
   if (s.options.max_frames > 0 && s.produced >= s.options.max_frames) return std::nullopt;
   if (!s.peek()) return std::nullopt;
   media::FramePtr f = std::move(s.pending.front());

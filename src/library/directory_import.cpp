@@ -80,7 +80,7 @@ InstallReport import_directory(ModelCache& cache, const Catalog& catalog, const 
       continue;
     }
     try {
-      StagedInstall staging(cache, m->name);
+      StagedInstall staging(cache, m->name, m->files);
       for (const ModelFile& f : m->files) copy_and_hash(by_sha.at(f.sha256), staging.file(f.name));
       report.installed.push_back(staging.commit(manifest_for(*m, source)));
     } catch (const Error& e) {

@@ -89,7 +89,7 @@ InstalledModel import_model_file(ModelCache& cache, const Catalog& catalog, cons
                                       "); remove it first (framelift models remove ", name, ") or choose another --name"));
   }
   if (unchanged) *unchanged = false;
-  StagedInstall staging(cache, name);
+  StagedInstall staging(cache, name, manifest.files);
   for (auto& [from, to] : copies) copy_and_hash(from, staging.file(to));
   return staging.commit(std::move(manifest));
 }

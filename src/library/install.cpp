@@ -1,5 +1,6 @@
 #include "library/install.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,6 +14,15 @@
 namespace fs = std::filesystem;
 
 namespace framelift::library {
+namespace {
+
+// An Output problem is the cache that cannot be written (full, read-only): every other source
+// would write into the same cache, so it ends the install as the error it is.
+bool cache_unwritable(const InstallReport& r) {
+  return std::any_of(r.problems.begin(), r.problems.end(), [](const InstallProblem& p) { return p.kind == ErrorKind::Output; });
+}
+
+}  // namespace
 
 InstallReport install_models(ModelCache& cache, const Catalog& catalog, const std::vector<std::string>& names,
                              const InstallOptions& options) {
@@ -58,6 +68,10 @@ InstallReport install_models(ModelCache& cache, const Catalog& catalog, const st
     } catch (const Error& e) {
       local.problems.push_back({e.kind(), e.what()});
     }
+    if (cache_unwritable(local)) {
+      report.merge(std::move(local));
+      return report;
+    }
     // A bad tarball is only a note while the upstream downloads may still deliver.
     for (auto& p : local.problems) report.notes.push_back(p.message);
     local.problems.clear();
@@ -80,6 +94,7 @@ InstallReport install_models(ModelCache& cache, const Catalog& catalog, const st
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Interrupted) throw;
       report.problems.push_back({e.kind(), str("model '", n, "': ", e.what())});
+      if (cache_unwritable(report)) return report;
     }
   }
   return report;

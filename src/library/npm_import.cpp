@@ -55,7 +55,7 @@ InstallReport import_npm_tarball(ModelCache& cache, const Catalog& catalog, cons
     for (auto& [model, file] : it->second) {
       Pending& p = pending[model->name];
       if (!p.failure.empty()) continue;
-      if (!p.staging) p.staging = std::make_unique<StagedInstall>(cache, model->name);
+      if (!p.staging) p.staging = std::make_unique<StagedInstall>(cache, model->name, model->files);
       const fs::path dest = p.staging->file(file);
       const ModelFile* expected = model->file(file);
       sha = first.empty() ? reader.extract_to(dest, expected->size) : copy_and_hash(first, dest);

@@ -35,11 +35,26 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
+// A full disk found half-way through a file would fail as a write error on a hidden staging file,
+// and an installer trying its next source would report that source instead; asked first, it is
+// the cache's own error. Filesystems that cannot say how much is free are not held to it.
+void check_free_space(const fs::path& root, const std::string& name, const std::vector<ModelFile>& files) {
+  std::uint64_t needed = 0;
+  for (const ModelFile& f : files) needed += f.size;
+  std::error_code ec;
+  const fs::space_info space = fs::space(root, ec);
+  if (ec || space.available >= needed) return;
+  throw Error(ErrorKind::Output, str(root.string(), ": not enough free space for model ", name, " (needs ", needed,
+                                     " bytes, ", space.available, " free)"));
+}
+
 }  // namespace
 
-StagedInstall::StagedInstall(ModelCache& cache, const std::string& name) : cache_(cache), name_(name) {
+StagedInstall::StagedInstall(ModelCache& cache, const std::string& name, const std::vector<ModelFile>& files)
+    : cache_(cache), name_(name) {
   check_model_name(name);
   lock_ = cache.lock();
+  check_free_space(cache.root(), name, files);
   std::string pattern = (cache.root() / str(".staging-", name, "-XXXXXX")).string();
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "library/model_cache.h"
 
@@ -14,8 +15,10 @@ namespace framelift::library {
 class StagedInstall {
  public:
   // Takes the cache lock (ModelCache::lock) for its lifetime. Throws Error(Usage) for a bad name,
-  // Error(Output) when the cache cannot be written.
-  StagedInstall(ModelCache& cache, const std::string& name);
+  // Error(Output) when the cache cannot be written, and Error(Output, "<cache>: not enough free
+  // space for model NAME (needs N bytes, M free)") when its filesystem has less room than the
+  // sizes of `files` add up to: refused before anything is written.
+  StagedInstall(ModelCache& cache, const std::string& name, const std::vector<ModelFile>& files);
   ~StagedInstall();  // removes the staging folder unless committed
   StagedInstall(const StagedInstall&) = delete;
   StagedInstall& operator=(const StagedInstall&) = delete;

@@ -71,7 +71,7 @@ fs::path UpstreamInstaller::fetch(const std::string& url, const std::string& nam
 }
 
 InstalledModel UpstreamInstaller::install_files(const CatalogModel& model, const std::map<std::string, std::string>& urls) {
-  StagedInstall staging(cache_, model.name);
+  StagedInstall staging(cache_, model.name, model.files);
   std::string source;
   for (const ModelFile& f : model.files) {
     const std::string& url = urls.at(f.name);
@@ -85,8 +85,8 @@ InstalledModel UpstreamInstaller::install_files(const CatalogModel& model, const
 }
 
 InstalledModel UpstreamInstaller::install_from_zip(const CatalogModel& model, const std::string& url) {
+  StagedInstall staging(cache_, model.name, model.files);  // before the download: no room, no download
   if (!archives_.count(url)) archives_[url] = fetch(url, download_name(url), "");
-  StagedInstall staging(cache_, model.name);
   std::set<std::string> found;
   std::string mismatches;
   ArchiveReader reader(archives_.at(url));
@@ -119,7 +119,8 @@ InstalledModel UpstreamInstaller::install(const CatalogModel& model) {
       if (model.files.size() == 1) return install_files(model, {{model.files.front().name, s.url}});
       failures.push_back(str(s.url, ": one file, but model ", model.name, " has ", model.files.size()));
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Interrupted) throw;
+      // The next source would write into the same cache: a full or read-only one is the error.
+      if (e.kind() == ErrorKind::Interrupted || e.kind() == ErrorKind::Output) throw;
       failures.push_back(e.what());
     }
   }

@@ -23,7 +23,8 @@ class UpstreamInstaller {
 
   // Tries the model's upstream sources in catalog order (skipping web pages and other formats)
   // and installs from the first that yields every file with the catalog's SHA-256. Throws
-  // Error naming the URL(s) and the problem when none does.
+  // Error naming the URL(s) and the problem when none does; an Output error (the cache is full
+  // or cannot be written) at once, as every other source would write into the same cache.
   InstalledModel install(const CatalogModel& model);
 
  private:

