@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <deque>
+#include <optional>
 
 #include "api/moved_from.h"
 #include "api/plan_pipeline.h"
@@ -13,6 +14,7 @@
 #include "pipeline/option_schema.h"
 #include "pipeline/pipeline_policy.h"
 #include "pipeline/stage.h"
+#include "pipeline/stage_chain.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/stage_spec.h"
 #include "util/error.h"
@@ -73,25 +75,19 @@ std::vector<StageInfo> list_stages() {
 struct Pipeline::Impl {
   std::vector<StageSpec> specs;
   std::vector<std::unique_ptr<fp::Stage>> stages;
-  std::vector<fp::Stage::Emit> emit;  // emit[i] feeds stage i; emit[n] collects the output
+  std::optional<fp::StageChain> chain;  // the runner's chain over `stages`, into `ready`
   std::deque<Frame> ready;
   media::VideoFormat in, out;
   bool configured = false;
   int64_t max_frame_pixels = 0;  // a policy's; 0: any
 
   void wire() {
-    emit.assign(stages.size() + 1, {});
-    emit[stages.size()] = [this](fp::Frame f) {
+    chain.emplace(stages, 0, [this](fp::Frame f) {
       at::Tensor rgb = f.image.to(at::kCPU, at::kFloat).contiguous();
       Frame g{int(rgb.size(2)), int(rgb.size(1)), f.pts, std::vector<float>(size_t(rgb.numel()))};
       std::memcpy(g.rgb.data(), rgb.data_ptr<float>(), g.rgb.size() * sizeof(float));
       ready.push_back(std::move(g));
-    };
-    for (size_t i = stages.size(); i-- > 0;)
-      emit[i] = [this, i](fp::Frame f) {
-        if (stages[i]->device().is_cpu() && !f.image.is_cpu()) f.image = f.image.to(at::kCPU);
-        stages[i]->push(std::move(f), emit[i + 1]);
-      };
+    });
   }
 };
 
@@ -126,14 +122,9 @@ VideoShape Pipeline::configure(const VideoShape& input) {
   Impl& s = api::live(impl_, "Pipeline");
   if (s.configured) throw Error(ErrorKind::Usage, "Pipeline::configure: already configured; reset() first");
   s.in = api::format_of(input, "Pipeline::configure");
-  media::VideoFormat f = s.in;
-  for (auto& stage : s.stages) {
-    f = stage->configure(f);
-    fp::check_frame_pixels(stage->name(), f.width, f.height, s.max_frame_pixels);
-  }
-  s.out = f;
+  s.out = fp::StageChain::configure(s.stages, s.in, s.max_frame_pixels);
   s.configured = true;
-  return api::shape_of(f);
+  return api::shape_of(s.out);
 }
 
 void Pipeline::send(Frame frame) {
@@ -144,7 +135,7 @@ void Pipeline::send(Frame frame) {
     throw Error(ErrorKind::Input, str("Pipeline::send: a ", frame.width, "x", frame.height, " frame with ", frame.rgb.size(),
                                       " values; the pipeline was configured for ", in.width, "x", in.height));
   at::Tensor image = at::from_blob(frame.rgb.data(), {3, frame.height, frame.width}, at::kFloat).clone();
-  s.emit[0](fp::Frame{image, frame.pts});
+  s.chain->push(fp::Frame{image, frame.pts});
 }
 
 std::optional<Frame> Pipeline::receive() {
@@ -158,7 +149,7 @@ std::optional<Frame> Pipeline::receive() {
 void Pipeline::flush() {
   Impl& s = api::live(impl_, "Pipeline");
   if (!s.configured) return;
-  for (size_t i = 0; i < s.stages.size(); ++i) s.stages[i]->flush(s.emit[i + 1]);
+  s.chain->flush();
 }
 
 void Pipeline::reset() {
