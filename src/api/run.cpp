@@ -46,8 +46,10 @@ RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& p
   if (!q.as_job) {
     pipeline::RunOptions r = api::run_options_of(q);
     // The counters feed the callback; the run's own display (CLI) needs them unshared.
-    if (progress || cancel || q.display == ProgressDisplay::None) r.shared_progress = &counters;
-    const pipeline::RunReport report = api::watched(counters, progress, cancel, [&] { return pipeline::run_pipeline(r); });
+    pipeline::RunContext context;
+    if (progress || cancel || q.display == ProgressDisplay::None) context.shared_progress = &counters;
+    const pipeline::RunReport report =
+        api::watched(counters, progress, cancel, [&] { return pipeline::run_pipeline(r, context); });
     return result_of(report, q);
   }
   pipeline::JobOptions o = api::job_options_of(q);

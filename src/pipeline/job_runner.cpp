@@ -211,6 +211,76 @@ struct Shared {
   std::atomic<bool> failed{false};
 };
 
+// The run every segment of one worker makes: the job's, on the worker's device, quiet.
+RunOptions worker_run(const JobOptions& o, const std::string& device) {
+  RunOptions run = o.run;
+  if (!device.empty()) run.stage_defaults["device"] = device;
+  run.overwrite = true;
+  run.progress = ProgressMode::None;
+  return run;
+}
+
+// A segment's part file in the job's temp folder, named for this process and worker so that two
+// workers that both believe they hold a segment never write the same file.
+fs::path part_file(const OpenJob& job, int index, const std::string& worker) {
+  return job.dir.temp_dir() / (jobs::segment_name(index) + "." + std::to_string(::getpid()) + "." +
+                               std::to_string(std::hash<std::string>{}(worker) % 100000) + ".mkv");
+}
+
+// Segment `seg` run, decoding from the start when the input cannot seek precisely.
+RunReport run_segment(const OpenJob& job, const JobOptions& o, RunOptions run, const RunContext& context,
+                      const jobs::Segment& seg) {
+  run.window = SegmentWindow{&job.plan, seg.index, true, wants_global_header(o.run)};
+  try {
+    return run_pipeline(run, context);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Input || std::string(e.what()).find("landed after") == std::string::npos) throw;
+    log::info("segment ", seg.index, ": the input cannot seek precisely; decoding from the start");
+    run.window->seek = false;
+    return run_pipeline(run, context);
+  }
+}
+
+jobs::SegmentRecord record_of(int index, RunReport& report, double seconds, const std::string& worker) {
+  jobs::SegmentRecord record;
+  record.index = index;
+  record.frames_in = report.frames_in;
+  record.frames_out = report.frames_out;
+  record.seconds = seconds;
+  record.worker = worker;
+  record.time_base_num = report.encoder_time_base.num;
+  record.time_base_den = report.encoder_time_base.den;
+  record.packets = std::move(report.packet_times);
+  return record;
+}
+
+// Runs the claimed segment `seg` and commits it to the journal. false: another worker took it
+// over while this one stalled, and this copy is dropped.
+bool do_segment(Shared& shared, jobs::SegmentClaims& claims, const RunOptions& base, const RunContext& context,
+                const jobs::Segment& seg) {
+  RunOptions run = base;
+  run.output = part_file(shared.job, seg.index, claims.worker());
+  const auto start = Clock::now();
+  RunReport report = run_segment(shared.job, shared.options, run, context, seg);
+  if (report.frames_in != seg.frames)
+    log::warn("segment ", seg.index, ": ", report.frames_in, " of ", seg.frames, " input frames decoded");
+  if (!claims.holds(seg.index)) {
+    log::warn("segment ", seg.index, ": taken over by ", claims.holder(seg.index), " while this worker stalled; dropping this copy");
+    std::error_code ec;
+    fs::remove(run.output, ec);
+    return false;
+  }
+  const jobs::SegmentRecord record =
+      record_of(seg.index, report, std::chrono::duration<double>(Clock::now() - start).count(), claims.worker());
+  shared.journal.commit(record, run.output);
+  ++shared.done_now;
+  shared.frames_in += report.frames_in;
+  shared.frames_out += report.frames_out;
+  shared.decode_errors += report.decode_errors;
+  log::debug("segment ", seg.index, " done: ", report.frames_out, " frames in ", record.seconds, " s");
+  return true;
+}
+
 // One worker: takes unfinished segments of its selection until none is left, waiting for
 // segments other workers hold (they finish them, or die and their claims go stale).
 void work(Shared& shared, const std::string& device) {
@@ -218,13 +288,9 @@ void work(Shared& shared, const std::string& device) {
   const JobOptions& o = shared.options;
   jobs::SegmentClaims claims(job.dir, jobs::make_worker_id(), o.claim_stale_after);
   Heartbeat heartbeat(claims, o.claim_stale_after);
-  RunOptions base = o.run;
-  if (!device.empty()) base.stage_defaults["device"] = device;
-  base.overwrite = true;
-  base.progress = ProgressMode::None;
-  base.shared_progress = &shared.counters;
+  const RunOptions base = worker_run(o, device);
   WarmStages warm;
-  if (o.warm_segments) base.warm_stages = &warm;
+  const RunContext context{&shared.counters, nullptr, o.warm_segments ? &warm : nullptr};
   const int total = int(job.plan.segments.size());
   for (;;) {
     throw_if_stop_requested();
@@ -240,43 +306,7 @@ void work(Shared& shared, const std::string& device) {
       ClaimGuard guard{claims, seg.index};
       if (shared.journal.finished(seg.index, false)) continue;  // just finished by another worker
       took = true;
-      RunOptions run = base;
-      run.output = job.dir.temp_dir() / (jobs::segment_name(seg.index) + "." + std::to_string(::getpid()) + "." +
-                                         std::to_string(std::hash<std::string>{}(claims.worker()) % 100000) + ".mkv");
-      run.window = SegmentWindow{&job.plan, seg.index, true, wants_global_header(o.run)};
-      const auto start = Clock::now();
-      RunReport report;
-      try {
-        report = run_pipeline(run);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Input || std::string(e.what()).find("landed after") == std::string::npos) throw;
-        log::info("segment ", seg.index, ": the input cannot seek precisely; decoding from the start");
-        run.window->seek = false;
-        report = run_pipeline(run);
-      }
-      if (report.frames_in != seg.frames)
-        log::warn("segment ", seg.index, ": ", report.frames_in, " of ", seg.frames, " input frames decoded");
-      if (!claims.holds(seg.index)) {
-        log::warn("segment ", seg.index, ": taken over by ", claims.holder(seg.index), " while this worker stalled; dropping this copy");
-        std::error_code ec;
-        fs::remove(run.output, ec);
-        break;
-      }
-      jobs::SegmentRecord record;
-      record.index = seg.index;
-      record.frames_in = report.frames_in;
-      record.frames_out = report.frames_out;
-      record.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      record.worker = claims.worker();
-      record.time_base_num = report.encoder_time_base.num;
-      record.time_base_den = report.encoder_time_base.den;
-      record.packets = std::move(report.packet_times);
-      shared.journal.commit(record, run.output);
-      ++shared.done_now;
-      shared.frames_in += report.frames_in;
-      shared.frames_out += report.frames_out;
-      shared.decode_errors += report.decode_errors;
-      log::debug("segment ", seg.index, " done: ", report.frames_out, " frames in ", record.seconds, " s");
+      do_segment(shared, claims, base, context, seg);
       break;  // list again: other workers move on too
     }
     if (!left) return;
@@ -414,12 +444,85 @@ void preflight(const RunOptions& run, bool will_assemble) {
   }
 }
 
+// The counters a resumed job starts from: what its finished segments did before.
+void count_earlier_work(Shared& shared, const std::map<int, jobs::SegmentRecord>& done) {
+  int64_t done_frames = 0;
+  double earlier_seconds = 0;
+  for (const auto& [index, record] : done) done_frames += record.frames_in, earlier_seconds += record.seconds;
+  shared.counters.total_in = shared.job.plan.total_frames();
+  shared.counters.frames_in = done_frames;
+  shared.counters.start_in = done_frames;
+  shared.counters.earlier_seconds = earlier_seconds;
+  shared.counters.hourly_price = shared.options.lifecycle.hourly_price.value_or(0);
+}
+
+// One worker thread per device (one on the default device without --devices); the first failure.
+std::exception_ptr run_workers(Shared& shared) {
+  const std::vector<std::string>& listed = shared.options.devices;
+  const std::vector<std::string> devices = listed.empty() ? std::vector<std::string>{""} : listed;
+  std::vector<std::thread> workers;
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  const CancelFlag* cancel = current_cancel_flag();
+  for (const std::string& device : devices) {
+    workers.emplace_back([&, device] {
+      CancelScope cancelling(cancel);
+      try {
+        work(shared, device);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        shared.failed = true;
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  return error;
+}
+
+// A worker's failure, rethrown: a stop says what is kept and how to resume. A job that failed
+// before finishing anything leaves nothing behind (a typo in an option must not leave a folder
+// that the corrected command then refuses as a different job).
+[[noreturn]] void fail_job(std::exception_ptr error, Shared& shared, bool created, const JobReport& report) {
+  const fs::path& dir = report.job_dir;
+  std::error_code ec;
+  if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Interrupted) throw;
+    const int finished = count_done(shared.journal, shared.job, nullptr);
+    throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments, " segment(s) finished and kept in ",
+                                            dir.string(), "; run the same command again to resume"));
+  }
+}
+
+// With every segment done, the output assembled (unless another worker does it) and the job's
+// own folder removed.
+void assemble_when_done(const JobOptions& o, const OpenJob& job, Shared& shared, JobReport& report,
+                        const std::optional<FileIdentity>& replaceable) {
+  const auto finished = finished_in_plan(shared.journal, job, false);
+  report.remaining = report.segments - int(finished.size());
+  if (report.remaining != 0 || !o.assemble) return;
+  const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
+  std::error_code ec;
+  int64_t frames_out = 0;
+  for (const auto& [index, record] : finished) frames_out += record.frames_out;
+  if (frames_out == 0) {
+    // Nothing to assemble and nothing worth resuming: the pipeline itself must change.
+    if (own_folder) fs::remove_all(report.job_dir, ec);
+    throw Error(ErrorKind::Usage, str(o.run.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
+  }
+  const Assembly assembly = assemble_once(job, finished, replaceable);
+  report.assembled = assembly == Assembly::Done;
+  if (assembly != Assembly::LeftToOthers && own_folder) fs::remove_all(report.job_dir, ec);
+}
+
 JobReport process_job(const JobOptions& o) {
   const auto start = Clock::now();
   preflight(o.run, o.assemble);
   // -y was checked just now against this file; assembly, maybe hours later, replaces only it.
   const std::optional<FileIdentity> replaceable = file_identity(o.run.output);
-  std::error_code ec;
   const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
   const bool created = !jobs::JobDir(dir).exists();
   const OpenJob job = open_or_create(o, dir);
@@ -435,75 +538,22 @@ JobReport process_job(const JobOptions& o) {
   // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
   const auto done = finished_in_plan(shared.journal, job, true);
   report.done_before = int(done.size());
-  int64_t done_frames = 0;
-  double earlier_seconds = 0;
-  for (const auto& [index, record] : done) done_frames += record.frames_in, earlier_seconds += record.seconds;
-  shared.counters.total_in = job.plan.total_frames();
-  shared.counters.frames_in = done_frames;
-  shared.counters.start_in = done_frames;
-  shared.counters.earlier_seconds = earlier_seconds;
-  shared.counters.hourly_price = o.lifecycle.hourly_price.value_or(0);
+  count_earlier_work(shared, done);
   if (report.done_before)
     log::info("resuming ", dir.string(), ": ", report.done_before, " of ", report.segments, " segment(s) already done");
   {
     ProgressReporter progress(o.progress, shared.counters);
-    const std::vector<std::string> devices = o.devices.empty() ? std::vector<std::string>{""} : o.devices;
-    std::vector<std::thread> workers;
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    const CancelFlag* cancel = current_cancel_flag();
-    for (const std::string& device : devices) {
-      workers.emplace_back([&, device] {
-        CancelScope cancelling(cancel);
-        try {
-          work(shared, device);
-        } catch (...) {
-          std::lock_guard lock(error_mutex);
-          if (!error) error = std::current_exception();
-          shared.failed = true;
-        }
-      });
-    }
-    for (auto& t : workers) t.join();
-    // A job that failed before finishing anything leaves nothing behind (a typo in an option must
-    // not leave a folder that the corrected command then refuses as a different job).
-    if (error && created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
-    if (error) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Interrupted) throw;
-        const int finished = count_done(shared.journal, job, nullptr);
-        throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments,
-                                                " segment(s) finished and kept in ", dir.string(),
-                                                "; run the same command again to resume"));
-      }
-    }
+    if (std::exception_ptr error = run_workers(shared)) fail_job(error, shared, created, report);
     progress.finish();
   }
   report.done_now = shared.done_now;
   report.frames_in = shared.frames_in;
   report.frames_out = shared.frames_out;
   report.decode_errors = shared.decode_errors;
-  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!job.dir.exists()) {
     check_folder_went_with_assembly(dir, o.run.output);
-    return report;
-  }
-  const auto finished = finished_in_plan(shared.journal, job, false);
-  report.remaining = report.segments - int(finished.size());
-  const bool own_folder = o.job_dir.empty() && !o.keep_job_dir && !o.selection.sharded();
-  if (report.remaining == 0 && o.assemble) {
-    int64_t frames_out = 0;
-    for (const auto& [index, record] : finished) frames_out += record.frames_out;
-    if (frames_out == 0) {
-      // Nothing to assemble and nothing worth resuming: the pipeline itself must change.
-      if (own_folder) fs::remove_all(dir, ec);
-      throw Error(ErrorKind::Usage, str(o.run.input, ": the pipeline made no frames (a stage dropped every one, e.g. a select filter)"));
-    }
-    const Assembly assembly = assemble_once(job, finished, replaceable);
-    report.assembled = assembly == Assembly::Done;
-    if (assembly != Assembly::LeftToOthers && own_folder) fs::remove_all(dir, ec);
+  } else {
+    assemble_when_done(o, job, shared, report, replaceable);
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

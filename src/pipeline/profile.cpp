@@ -106,10 +106,10 @@ ProfileResult profile_pipeline(const ProfileOptions& o) {
   });
   RunOptions run = o.run;
   run.sample = r.sample;
-  run.profiler = &profiler;
+
   run.max_frames = 0;
   const auto start = std::chrono::steady_clock::now();
-  const RunReport report = run_pipeline(run);
+  const RunReport report = run_pipeline(run, {.profiler = &profiler});
   r.wall_s = seconds_since(start);
   r.frames_in = report.frames_in;
   r.frames_out = report.frames_out;

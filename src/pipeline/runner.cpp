@@ -125,8 +125,8 @@ media::VideoFormat stage_output_format(StageChain::Stages& stages, const media::
   return out;
 }
 
-ProgressCounters& counters_for(const RunOptions& o, const AVStream* video, ProgressCounters& own) {
-  if (o.shared_progress) return *o.shared_progress;
+ProgressCounters& counters_for(const RunOptions& o, const RunContext& c, const AVStream* video, ProgressCounters& own) {
+  if (c.shared_progress) return *c.shared_progress;
   own.total_out = expected_frames(video);
   if (o.max_frames > 0 && (own.total_out == 0 || own.total_out > o.max_frames)) own.total_out = o.max_frames;
   return own;
@@ -134,7 +134,7 @@ ProgressCounters& counters_for(const RunOptions& o, const AVStream* video, Progr
 
 // The three threads of a run, joined by two bounded queues: decode, process, encode (this one).
 // The first failure aborts both queues, so every thread returns, and is rethrown after the joins.
-void run_threads(const RunOptions& o, FrameReader& reader, StageChain::Stages& stages, const ProcessPlan& plan,
+void run_threads(const RunOptions& o, Profiler* profiler, FrameReader& reader, StageChain::Stages& stages, const ProcessPlan& plan,
                  FrameWriter& writer, ProgressCounters& counters) {
   BoundedQueue<media::FramePtr> decoded(o.queue_depth), to_encode(o.queue_depth);
   FailureLatch latch;
@@ -143,7 +143,7 @@ void run_threads(const RunOptions& o, FrameReader& reader, StageChain::Stages& s
   auto guarded = [&](auto body) {
     return [&, body] {
       CancelScope cancelling(cancel);
-      ProfileScope profiling(o.profiler);
+      ProfileScope profiling(profiler);
       try {
         body();
       } catch (...) {
@@ -174,13 +174,13 @@ std::string RunReport::summary() const {
   return s;
 }
 
-RunReport run_pipeline(const RunOptions& o) {
+RunReport run_pipeline(const RunOptions& o, const RunContext& c) {
   const auto start = std::chrono::steady_clock::now();
   check_output_path(o);
   FrameReader reader(o.input, o.decoder);
   std::vector<std::unique_ptr<Stage>> own_stages;
   StageChain::Stages& stages =
-      o.warm_stages ? o.warm_stages->get(o.pipeline, o.stage_defaults) : (own_stages = make_stages(o.pipeline, o.stage_defaults));
+      c.warm_stages ? c.warm_stages->get(o.pipeline, o.stage_defaults) : (own_stages = make_stages(o.pipeline, o.stage_defaults));
   int context = 0;
   for (const auto& stage : stages) context += stage->context_frames();
   reader.start(input_window(o, context));
@@ -191,11 +191,11 @@ RunReport run_pipeline(const RunOptions& o) {
   warn_if_alpha_is_dropped(o.input, in_format.pix_fmt, writer.format().pix_fmt, !stages.empty());
 
   ProgressCounters own_counters;
-  ProgressCounters& counters = counters_for(o, reader.video_stream(), own_counters);
-  ProgressReporter progress(o.shared_progress ? ProgressMode::None : o.progress, counters);
+  ProgressCounters& counters = counters_for(o, c, reader.video_stream(), own_counters);
+  ProgressReporter progress(c.shared_progress ? ProgressMode::None : o.progress, counters);
   const ProcessPlan plan{reader.video_stream()->time_base, writer.format(), o.color_conversion, window.keep_from, window.keep_to};
-  ProfileScope profiling(o.profiler);  // this thread's sections after the run too
-  run_threads(o, reader, stages, plan, writer, counters);
+  ProfileScope profiling(c.profiler);  // this thread's sections after the run too
+  run_threads(o, c.profiler, reader, stages, plan, writer, counters);
 
   if (!reader.limited() && !window.video_only) media::check_video_complete(reader.demuxer(), reader.last_pts());
   // A whole video out of which the stages made nothing is no result (a segment may be empty:

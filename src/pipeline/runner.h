@@ -49,8 +49,8 @@ using media::ColorConversion;
 using media::parse_color_conversion;
 
 // What the run makes (jobs::RunSpec: input, output, pipeline, stage defaults, encoder, decoder,
-// frame limit, colour conversion; one JSON form, saved in a job's job.json) plus how this run is
-// carried out and watched.
+// frame limit, colour conversion; one JSON form, saved in a job's job.json) plus what part of the
+// input this run is for and how it reports.
 struct RunOptions : jobs::RunSpec {
   bool overwrite = false;            // -y
   ProgressMode progress = ProgressMode::Auto;
@@ -58,17 +58,23 @@ struct RunOptions : jobs::RunSpec {
   // A sample (`framelift profile`): these stretches, in order, joined as if they were one video
   // (each one's timestamps follow the previous one's last frame). Video only, like a segment.
   std::vector<SampleStretch> sample;
-  // When set, the run adds to these (a job's overall progress) and shows no progress itself.
-  ProgressCounters* shared_progress = nullptr;
-  // When set, every thread of the run charges its time to sections of it (util/profiler.h):
-  // "decode", "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
-  Profiler* profiler = nullptr;
-  // When set, the stages come from here (built on first use, reset and reused after): a job
-  // worker's segments share one chain. Not owned; must outlive the call.
-  WarmStages* warm_stages = nullptr;
   // The largest frame any stage may make, in pixels (a caller's PipelinePolicy); checked as the
   // stages are configured, before a frame is decoded. 0: any.
   int64_t max_frame_pixels = 0;
+};
+
+// What a run's caller lends it for the run: none of it owned by the run, each must outlive the
+// call; all optional. Values (RunOptions) and the run-time objects they are watched and served
+// through stay apart, so that RunOptions can be copied, saved and compared.
+struct RunContext {
+  // The run adds to these (a job's overall progress) and shows no progress itself.
+  ProgressCounters* shared_progress = nullptr;
+  // Every thread of the run charges its time to sections of it (util/profiler.h): "decode",
+  // "convert", "N:stage", "N:inference", "encode", and the waits on the queues.
+  Profiler* profiler = nullptr;
+  // The stages come from here (built on first use, reset and reused after): a job worker's
+  // segments share one chain.
+  WarmStages* warm_stages = nullptr;
 };
 
 struct RunReport {
@@ -86,7 +92,7 @@ struct RunReport {
 };
 
 // Throws framelift::Error with a one-line message naming the file and the problem.
-RunReport run_pipeline(const RunOptions& options);
+RunReport run_pipeline(const RunOptions& options, const RunContext& context = {});
 
 // The checks run_pipeline makes before reading anything: an output is given, is not the input,
 // does not exist unless overwrite, and its folder exists. Throws Error(Usage or Output).
