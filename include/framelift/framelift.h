@@ -11,7 +11,11 @@
 //   framelift/source.h    decoded frames of a file, in memory
 //   framelift/sink.h      frames from memory encoded into a file
 //   framelift/plan.h      which GPU and provider fit a job: memory, time, cost
-//   framelift/models.h    the model library: catalog and installed models, install by name
+//   framelift/models.h    the model library: catalog and installed models, install, import, verify
+//   framelift/deploy.h    a prepared job on a cluster: Slurm or Kubernetes files
+//   framelift/probe.h     what a video file holds
+//   framelift/values.h    the options' value syntaxes: sizes, durations
+//   framelift/process.h   what main() sets up: signal handlers, FFmpeg's log
 //   framelift/profile.h   a pipeline measured on a sample of a video: the planner's calibration
 //   framelift/frame.h     frames in memory
 //   framelift/error.h     the one error type and its exit codes
@@ -21,6 +25,10 @@
 #include "framelift/pipeline.h"
 #include "framelift/policy.h"
 #include "framelift/models.h"
+#include "framelift/deploy.h"
+#include "framelift/probe.h"
+#include "framelift/values.h"
+#include "framelift/process.h"
 #include "framelift/plan.h"
 #include "framelift/profile.h"
 #include "framelift/job.h"

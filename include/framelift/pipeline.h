@@ -54,6 +54,7 @@ struct StageOptionInfo {
 struct StageInfo {
   std::string name, summary;
   std::vector<StageOptionInfo> options;
+  std::string usage;  // every option on one line, as `framelift stages` prints it
 };
 std::vector<StageInfo> list_stages();
 

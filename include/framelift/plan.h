@@ -10,7 +10,7 @@
 //
 // Errors: throws framelift::Error: Usage for a bad request or pipeline, Input for an input that
 // cannot be probed, Input or Usage for a damaged catalog or calibration file (named).
-// Thread-safety: plan_job() may be called from several threads at once.
+// Thread-safety: plan_job() and plan_svd() may be called from several threads at once.
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,5 +60,43 @@ struct PlanResult {
 };
 
 PlanResult plan_job(const PlanRequest& request);
+
+// Stable Video Diffusion (img2vid) on each catalog GPU: peak memory and time for one clip as
+// asked, and the first settings on a ladder from fastest to leanest (smaller VAE decode chunks,
+// forward chunking, model offload, sequential offload) that fit. Estimates, +-50%
+// (docs/planner.md). What `framelift plan --workload svd` prints.
+struct SvdPlanRequest {
+  int width = 1024, height = 576;
+  int frames = 25;                  // 14 for img2vid, 25 for img2vid-xt
+  int steps = 25;                   // denoising steps
+  int decode_chunk_size = 0;        // frames the VAE decodes at once; 0: all
+  bool forward_chunking = false;    // chunked feed-forward in the UNet
+  std::string offload = "none";     // none, model or sequential CPU offload
+  double memory_margin = 0.2;       // device memory kept free
+  std::vector<std::string> gpus;    // only these catalog ids; empty: all
+  std::vector<std::string> catalogs;  // files overriding or extending the catalog
+};
+
+struct SvdFit {
+  int decode_chunk_size = 0;
+  bool forward_chunking = false;
+  std::string offload;
+  double peak_gb = 0, seconds = 0;
+};
+
+struct SvdPlanRow {
+  std::string gpu;
+  double peak_gb = 0, seconds = 0;  // as asked
+  bool fits = false;                // as asked, within the memory less the margin
+  std::optional<SvdFit> fits_with;  // the leanest-needed settings that fit; nullopt: none does
+};
+
+struct SvdPlanResult {
+  std::vector<SvdPlanRow> rows;  // in catalog order
+  std::string text;              // what `framelift plan --workload svd` prints
+  std::string json;              // `--json`, indented by 2, no final newline
+};
+
+SvdPlanResult plan_svd(const SvdPlanRequest& request);
 
 }  // namespace framelift

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "api/install_result.h"
 #include "library/catalog.h"
 #include "library/install.h"
 #include "library/model_cache.h"
@@ -58,13 +59,23 @@ ModelInstallResult install_models(const std::vector<std::string>& names, const M
   library::InstallOptions o;
   o.from_dir = options.from_dir;
   o.download = options.download;
-  library::InstallReport r = library::install_models(cache, library::Catalog::load_default(), names, o);
+  return api::install_result(library::install_models(cache, library::Catalog::load_default(), names, o));
+}
+
+}  // namespace framelift
+
+namespace framelift::api {
+
+ModelInstallResult install_result(library::InstallReport&& r) {
   ModelInstallResult out;
-  for (const auto& m : r.installed) out.installed.push_back(m.name);
+  for (const auto& m : r.installed) {
+    out.installed.push_back(m.name);
+    out.sources.push_back(m.source);
+  }
   out.unchanged = std::move(r.unchanged);
   for (auto& p : r.problems) out.problems.push_back({p.kind, std::move(p.message)});
   out.notes = std::move(r.notes);
   return out;
 }
 
-}  // namespace framelift
+}  // namespace framelift::api

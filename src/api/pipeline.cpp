@@ -61,7 +61,7 @@ std::vector<StageSpec> parse_pipeline(const std::string& text) {
 std::vector<StageInfo> list_stages() {
   std::vector<StageInfo> out;
   for (const fp::StageInfo& s : fp::registered_stages()) {
-    StageInfo info{s.name, s.summary, {}};
+    StageInfo info{s.name, s.summary, {}, fp::describe_options(s.options)};
     for (const fp::OptionSpec& o : s.options) {
       // The schema's own one-option description, less the name: "N (1 <= N <= 16; ...)".
       const std::string described = fp::describe_options({o});

@@ -1,7 +1,7 @@
 #pragma once
 // Exit codes of the framelift CLI, one per class of failure so scripts can react. The mapping is
 // the library's (framelift::exit_code in include/framelift/error.h): decided in one place.
-#include "util/error.h"
+#include "framelift/error.h"
 
 namespace framelift::cli {
 

@@ -1,7 +1,7 @@
 #include "cli/inference_options.h"
 
-#include "infer/memory_budget.h"
-#include "util/error.h"
+#include "framelift/values.h"
+#include "framelift/error.h"
 #include "util/str.h"
 
 namespace framelift::cli {
@@ -41,7 +41,7 @@ std::map<std::string, std::string> stage_defaults(const InferenceArgs& a) {
     constexpr int64_t kMinBudget = int64_t(16) << 20;
     int64_t bytes = 0;
     try {
-      bytes = infer::parse_byte_size(a.max_memory);
+      bytes = parse_byte_size(a.max_memory);
     } catch (const Error&) {
       throw Error(ErrorKind::Usage, str("--max-memory ", a.max_memory, ": expected a size such as 512M or 4G"));
     }

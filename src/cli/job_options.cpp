@@ -2,7 +2,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/value_checks.h"
-#include "util/error.h"
+#include "framelift/error.h"
 #include "util/log.h"
 #include "util/str.h"
 

@@ -7,17 +7,16 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "media/av_log_bridge.h"
+#include "framelift/process.h"
 #include "util/log.h"
-#include "util/stop.h"
 
 int main(int argc, char** argv) {
   using namespace framelift;
   // A full disk or a file size limit must surface as a write error with a message, not kill us.
   std::signal(SIGXFSZ, SIG_IGN);
   // SIGINT/SIGTERM stop the work at the next frame or tile, keeping finished segments.
-  install_stop_signals();
-  media::install_av_log_bridge();
+  install_signal_handlers();
+  route_ffmpeg_log();
 
   CLI::App app{"framelift: AI video enhancement (upscale, interpolate, restore) on CPUs and rented GPUs"};
   app.set_version_flag("--version", std::string("framelift ") + FRAMELIFT_VERSION);

@@ -6,8 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/models_actions.h"
-#include "library/model_cache.h"
-#include "library/model_locator.h"
 #include "util/str.h"
 
 namespace framelift::cli {
@@ -38,11 +36,11 @@ int list_models(bool installed_only, bool as_json) {
     std::printf("%-34s %-12s %-6s %-16s %s\n", r.name.c_str(), r.task.c_str(), r.scale > 0 ? str(r.scale, "x").c_str() : "-",
                 r.architecture.c_str(), status.c_str());
   }
-  std::printf("\nInstalled models live in %s (FRAMELIFT_MODELS).\n", library::ModelCache::open_default().root().string().c_str());
+  std::printf("\nInstalled models live in %s (FRAMELIFT_MODELS).\n", model_cache_dir().c_str());
   if (!installed_only) {
     // Files on the model path are usable with -m too, without being installed.
     std::string path_names;
-    for (const std::string& n : library::available_model_names())
+    for (const std::string& n : model_path_names())
       if (std::none_of(all.begin(), all.end(), [&](const ModelEntry& e) { return e.name == n; })) path_names += (path_names.empty() ? "" : " ") + n;
     if (!path_names.empty()) std::printf("Also found on the model path (-m NAME): %s\n", path_names.c_str());
     std::printf("Install with `framelift models install NAME`, or import your own file with `framelift models import FILE`.\n");

@@ -1,22 +1,14 @@
 // `framelift plan`: which GPU and provider to rent for a job, from the input's probe, the
-// pipeline's cost model and the catalog (src/plan, docs/planner.md). Parsing and printing only.
-#include <algorithm>
+// pipeline's cost model and the catalog (framelift/plan.h, docs/planner.md). Parsing and printing only.
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 
-#include "api/plan_job.h"
 #include "cli/commands.h"
-#include "plan/diffusion.h"
-#include "plan/format.h"
-#include "plan/planner.h"
-#include "plan/report.h"
-#include "util/error.h"
-#include "util/json_text.h"
+#include "framelift/error.h"
+#include "framelift/plan.h"
+#include "framelift/values.h"
 #include "util/str.h"
-
-namespace fs = std::filesystem;
 
 namespace framelift::cli {
 namespace {
@@ -26,61 +18,33 @@ struct PlanArgs {
   std::string deadline, html, workload = "video";
   bool json = false;
   double interruption_rate = -1;
-  plan::SvdSettings svd;
+  SvdPlanRequest svd;
 };
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
-plan::PlanCatalog load_catalog(const PlanArgs& a) {
-  return plan::PlanCatalog::load_default({a.request.catalogs.begin(), a.request.catalogs.end()});
-}
-
-// Size, frames, rate and bytes of the input from the media probe.
-int run_svd(const PlanArgs& a) {
-  const plan::PlanCatalog catalog = load_catalog(a);
-  nlohmann::json rows = nlohmann::json::array();
-  std::string text = str("SVD ", a.svd.width, "x", a.svd.height, ", ", a.svd.frames, " frames, ", a.svd.steps,
-                         " steps (estimates, +-50%: docs/planner.md)\n");
-  for (const auto& d : catalog.devices()) {
-    const auto& gpus = a.request.gpus;
-    if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), d.id) == gpus.end()) continue;
-    const plan::SvdEstimate asked = plan::estimate_svd(a.svd, d, a.request.memory_margin);
-    const auto ladder = plan::svd_settings_ladder(a.svd, d, a.request.memory_margin);
-    const plan::SvdEstimate& fit = ladder.back();
-    std::string how = fit.fits ? str("decode_chunk_size=", fit.settings.decode_chunk_size ? fit.settings.decode_chunk_size : a.svd.frames,
-                                     fit.settings.forward_chunking ? ", forward chunking" : "",
-                                     fit.settings.offload != "none" ? ", " + fit.settings.offload + " offload" : "")
-                               : std::string("does not fit even with sequential offload");
-    text += str(d.id, ": peak ", plan::gigabytes(asked.peak_gb * 1e9), " as asked (", asked.fits ? "fits" : "too big",
-                "), ", plan::human_duration(asked.seconds), "; fits with: ", how,
-                fit.fits ? str(" (", plan::gigabytes(fit.peak_gb * 1e9), ", ", plan::human_duration(fit.seconds), ")") : "", "\n");
-    nlohmann::json stages = nlohmann::json::array();
-    for (const auto& st : asked.stages)
-      stages.push_back({{"stage", st.name}, {"weights_gb", st.weights_gb}, {"activations_gb", st.activations_gb}, {"total_gb", st.total_gb}});
-    rows.push_back({{"gpu", d.id}, {"peak_gb", asked.peak_gb}, {"seconds", asked.seconds}, {"fits", asked.fits},
-                    {"stages", stages}, {"fits_with", fit.fits ? nlohmann::json{{"decode_chunk_size", fit.settings.decode_chunk_size},
-                                                                                {"forward_chunking", fit.settings.forward_chunking},
-                                                                                {"offload", fit.settings.offload},
-                                                                                {"peak_gb", fit.peak_gb},
-                                                                                {"seconds", fit.seconds}}
-                                                               : nlohmann::json(nullptr)}});
-  }
-  print(a.json ? json_text(nlohmann::json{{"workload", "svd"}, {"devices", rows}}, 2) + "\n" : text);
+int run_svd(PlanArgs& a) {
+  // The GPUs, catalogs and margin are the flags a video plan reads too.
+  SvdPlanRequest& q = a.svd;
+  q.gpus = a.request.gpus;
+  q.catalogs = a.request.catalogs;
+  q.memory_margin = a.request.memory_margin;
+  const SvdPlanResult r = plan_svd(q);
+  print(a.json ? r.json + "\n" : r.text);
   return 0;
 }
 
 int run_plan(PlanArgs& a) {
   if (a.workload == "svd") return run_svd(a);
   if (a.workload != "video") throw Error(ErrorKind::Usage, str("--workload: '", a.workload, "' is not video or svd"));
-  if (!a.deadline.empty()) a.request.deadline_s = plan::parse_duration(a.deadline, "--deadline");
+  if (!a.deadline.empty()) a.request.deadline_s = parse_duration(a.deadline, "--deadline");
   if (a.interruption_rate >= 0) a.request.interruption_rate = a.interruption_rate;
-  const plan::Plan p = api::make_job_plan(a.request);
+  const PlanResult p = plan_job(a.request);
   if (!a.html.empty()) {
     std::ofstream out(a.html, std::ios::binary | std::ios::trunc);
-    const std::string page = plan::plan_html(p);
-    if (!(out << page) || !out.flush()) throw Error(ErrorKind::Output, str(a.html, ": cannot write the HTML page"));
+    if (!(out << p.html) || !out.flush()) throw Error(ErrorKind::Output, str(a.html, ": cannot write the HTML page"));
   }
-  print(a.json ? json_text(plan::plan_json(p), 2) + "\n" : plan::plan_text(p));
+  print(a.json ? p.json + "\n" : p.text);
   return 0;
 }
 

@@ -1,8 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "media/probe.h"
-#include "util/json_text.h"
+#include "framelift/probe.h"
 
 namespace framelift::cli {
 
@@ -17,8 +16,8 @@ void add_probe_command(CLI::App& app, Command& selected) {
   cmd->footer("Example:\n  framelift probe -i clip.mkv --json");
   cmd->callback([=, &selected] {
     selected = [=] {
-      nlohmann::json info = media::probe(*input, {.count_frames = !*fast});
-      std::string text = *json ? json_text(info, 2) + "\n" : media::probe_text(info);
+      const ProbeFormat format = *json ? ProbeFormat::Json : ProbeFormat::Text;
+      const std::string text = probe(*input, {.count_frames = !*fast, .format = format}) + (*json ? "\n" : "");
       std::fwrite(text.data(), 1, text.size(), stdout);
       return 0;
     };

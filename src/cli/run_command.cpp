@@ -7,10 +7,9 @@
 #include "cli/inference_options.h"
 #include "cli/job_options.h"
 #include "cli/value_checks.h"
+#include "framelift/models.h"
 #include "framelift/run.h"
-#include "library/model_cache.h"
-#include "library/quality.h"
-#include "util/error.h"
+#include "framelift/error.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -123,7 +122,7 @@ void add_upscale_command(CLI::App& app, Command& selected) {
   cmd->callback([=, &selected] {
     selected = [=] {
       if (!quality->empty()) {
-        *model = library::pick_upscale_model(library::ModelCache::open_default().list(), library::parse_quality(*quality));
+        *model = pick_upscale_model(*quality);
         log::info("--quality ", *quality, ": model ", *model);
       }
       a->options.pipeline = str("upscale:model=", *model, *scale > 0 ? str(":scale=", *scale) : "");

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "server/serve.h"
 #include "server/store.h"
-#include "util/error.h"
+#include "framelift/error.h"
 
 namespace framelift::cli {
 namespace {
