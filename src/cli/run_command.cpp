@@ -8,6 +8,7 @@
 #include "cli/job_options.h"
 #include "cli/value_checks.h"
 #include "framelift/models.h"
+#include "framelift/pipeline.h"
 #include "framelift/run.h"
 #include "framelift/error.h"
 #include "util/log.h"
@@ -15,6 +16,16 @@
 
 namespace framelift::cli {
 namespace {
+
+// A stage option's default as its schema declares it (the one place it is spelled), for the
+// shortcut commands' flags that set that option.
+std::string schema_default(const std::string& stage, const std::string& option) {
+  for (const StageInfo& info : list_stages())
+    if (info.name == stage)
+      for (const StageOptionInfo& o : info.options)
+        if (o.name == option) return o.default_value;
+  throw Error(ErrorKind::Usage, str("stage ", stage, " declares no option ", option));
+}
 
 // The flags, bound to the public request they fill (framelift/run.h); strings for choices are
 // turned into typed values here or by the API, never further in.
@@ -101,7 +112,7 @@ void add_run_command(CLI::App& app, Command& selected) {
 void add_upscale_command(CLI::App& app, Command& selected) {
   auto* cmd = app.add_subcommand("upscale", "AI-upscale a video or a still image (png/jpg/webp) with a model");
   auto a = std::make_shared<RunArgs>();
-  auto model = std::make_shared<std::string>("realesr-animevideov3-x2");
+  auto model = std::make_shared<std::string>(schema_default("upscale", "model"));
   auto scale = std::make_shared<double>(0);
   add_common_options(cmd, *a);
   auto* model_option = cmd->add_option("-m,--model", *model, "Model name or file (.param, .pth, .safetensors)")->capture_default_str();
@@ -135,16 +146,16 @@ void add_interpolate_command(CLI::App& app, Command& selected) {
   auto* cmd = app.add_subcommand("interpolate", "Raise or convert a video's frame rate with RIFE frame interpolation");
   auto a = std::make_shared<RunArgs>();
   auto stage = std::make_shared<std::map<std::string, std::string>>();
-  auto model = std::make_shared<std::string>("rife-v4.6");
+  auto model = std::make_shared<std::string>(schema_default("interpolate", "model"));
   add_common_options(cmd, *a);
   cmd->add_option("-m,--model", *model, "RIFE model: name, flownet.param, folder, or a flownet.pkl")->capture_default_str();
   auto* factor = cmd->add_option_function<int>("--factor", [stage](int n) { (*stage)["factor"] = str(n); },
-                                               "Multiply the frame rate by N (default 2)");
+                                               str("Multiply the frame rate by N (default ", schema_default("interpolate", "factor"), ")"));
   cmd->add_option_function<std::string>("--fps", [stage](const std::string& f) { (*stage)["fps"] = f; },
                                         "Target frame rate: 60, 59.94, 60000/1001 (any input rate, VFR too)")
       ->excludes(factor);
   cmd->add_option_function<double>("--scene", [stage](double t) { (*stage)["scene"] = str(t); },
-                                   "Scene-cut threshold (default 0.12; 0 morphs across cuts)");
+                                   str("Scene-cut threshold (default ", schema_default("interpolate", "scene"), "; 0 morphs across cuts)"));
   cmd->add_option_function<double>("--dedup", [stage](double t) { (*stage)["dedup"] = str(t); },
                                    "Skip input frames that repeat the previous one (difference below T, e.g. 0.002)");
   cmd->add_option_function<double>("--scale", [stage](double s) { (*stage)["scale"] = str(s); },
