@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "api/request.h"
-#include "pipeline/job_runner.h"
+#include "run/job_runner.h"
 #include "util/error.h"
 
 namespace framelift {

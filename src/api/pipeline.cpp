@@ -14,7 +14,7 @@
 #include "pipeline/option_schema.h"
 #include "pipeline/pipeline_policy.h"
 #include "pipeline/stage.h"
-#include "pipeline/stage_chain.h"
+#include "run/stage_chain.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/stage_spec.h"
 #include "util/error.h"

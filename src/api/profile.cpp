@@ -19,7 +19,7 @@ extern "C" {
 #include "framelift/version.h"
 #include "infer/device.h"
 #include "media/probe.h"
-#include "pipeline/profile.h"
+#include "run/profile.h"
 #include "plan/gpu_catalog.h"
 #include "plan/pipeline_spec.h"
 #include "util/error.h"

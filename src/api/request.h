@@ -4,7 +4,7 @@
 // providers, prices) are parsed, so a bad one is the same Usage error from the CLI and from a
 // library call.
 #include "framelift/run.h"
-#include "pipeline/job_runner.h"
+#include "run/job_runner.h"
 
 namespace framelift::api {
 

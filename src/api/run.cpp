@@ -4,9 +4,9 @@
 #include "framelift/version.h"
 #include "api/request.h"
 #include "api/run_watcher.h"
-#include "pipeline/batch_runner.h"
-#include "pipeline/job_runner.h"
-#include "pipeline/runner.h"
+#include "run/batch_runner.h"
+#include "run/job_runner.h"
+#include "run/runner.h"
 
 namespace framelift {
 namespace {

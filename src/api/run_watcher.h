@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "framelift/run.h"
-#include "pipeline/progress.h"
+#include "run/progress.h"
 #include "util/stop.h"
 
 namespace framelift::api {

@@ -1,5 +1,5 @@
 // Warm segments: a job worker builds its stage chain once and reuses it for every segment
-// (pipeline/warm_stages.h). The reused chain must give what a fresh chain per segment gives
+// (run/warm_stages.h). The reused chain must give what a fresh chain per segment gives
 // (--cold-segments, the reference path) and what one uninterrupted pass gives: every decoded
 // frame identical (ffv1, frame md5) and every timestamp the same, with stateful stages in the
 // chain (RIFE's anchors, a temporal filter graph, tiles planned from the memory probe).

@@ -28,7 +28,10 @@ declare -A allowed=(
   [infer]="media weights util"
   [models]="arch infer media weights library net util"
   [pipeline]="arch infer models media weights jobs lifecycle library net util"
-  [api]="arch pipeline infer models media weights jobs lifecycle library net util plan deploy"
+  # One run over a video (reader, stage chain, writer), jobs, batches, profile samples: the stages
+  # below it know nothing of runs.
+  [run]="pipeline arch infer models media weights jobs lifecycle library net util"
+  [api]="run arch pipeline infer models media weights jobs lifecycle library net util plan deploy"
   # The server is a client of the public API (framelift/) like any embedder; net and util are
   # what it shares with the library.
   [server]="net util"

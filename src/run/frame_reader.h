@@ -18,9 +18,9 @@
 #include "media/decoder.h"
 #include "media/demuxer.h"
 #include "media/video_format.h"
-#include "pipeline/bounded_queue.h"
-#include "pipeline/input_window.h"
-#include "pipeline/progress.h"
+#include "run/bounded_queue.h"
+#include "run/input_window.h"
+#include "run/progress.h"
 
 namespace framelift::pipeline {
 

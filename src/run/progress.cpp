@@ -1,4 +1,4 @@
-#include "pipeline/progress.h"
+#include "run/progress.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "pipeline/warm_stages.h"
+#include "run/warm_stages.h"
 
 #include "pipeline/stage.h"
 #include "pipeline/stage_registry.h"

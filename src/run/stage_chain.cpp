@@ -1,4 +1,4 @@
-#include "pipeline/stage_chain.h"
+#include "run/stage_chain.h"
 
 #include <ATen/ATen.h>
 

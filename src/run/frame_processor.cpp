@@ -1,4 +1,4 @@
-#include "pipeline/frame_processor.h"
+#include "run/frame_processor.h"
 
 #include <ATen/ATen.h>
 

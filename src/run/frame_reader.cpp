@@ -1,4 +1,4 @@
-#include "pipeline/frame_reader.h"
+#include "run/frame_reader.h"
 
 #include <algorithm>
 

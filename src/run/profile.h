@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "jobs/segment_plan.h"
-#include "pipeline/runner.h"
+#include "run/runner.h"
 #include "util/profiler.h"
 
 namespace framelift::pipeline {

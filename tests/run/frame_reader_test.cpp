@@ -15,7 +15,7 @@ extern "C" {
 #include <vector>
 
 #include "jobs/segment_plan.h"
-#include "pipeline/frame_reader.h"
+#include "run/frame_reader.h"
 #include "support/test_paths.h"
 
 namespace framelift::pipeline {

@@ -1,4 +1,4 @@
-#include "pipeline/frame_writer.h"
+#include "run/frame_writer.h"
 
 #include "media/hdr_encoder_params.h"
 #include "util/crash_point.h"

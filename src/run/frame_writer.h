@@ -17,9 +17,9 @@
 #include "media/encoder.h"
 #include "media/muxer.h"
 #include "media/video_format.h"
-#include "pipeline/bounded_queue.h"
-#include "pipeline/frame_reader.h"
-#include "pipeline/progress.h"
+#include "run/bounded_queue.h"
+#include "run/frame_reader.h"
+#include "run/progress.h"
 
 namespace framelift::pipeline {
 

@@ -10,9 +10,9 @@
 #include "media/av_ptr.h"
 #include "media/color_conversion.h"
 #include "media/video_format.h"
-#include "pipeline/bounded_queue.h"
-#include "pipeline/input_window.h"
-#include "pipeline/stage_chain.h"
+#include "run/bounded_queue.h"
+#include "run/input_window.h"
+#include "run/stage_chain.h"
 
 namespace framelift::pipeline {
 

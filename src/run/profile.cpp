@@ -1,4 +1,4 @@
-#include "pipeline/profile.h"
+#include "run/profile.h"
 
 #include <ATen/Parallel.h>
 

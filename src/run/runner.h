@@ -20,8 +20,8 @@
 #include "jobs/segment_plan.h"
 #include "media/decoder.h"
 #include "media/encoder.h"
-#include "pipeline/input_window.h"
-#include "pipeline/progress.h"
+#include "run/input_window.h"
+#include "run/progress.h"
 
 namespace framelift {
 class Profiler;

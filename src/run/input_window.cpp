@@ -1,4 +1,4 @@
-#include "pipeline/input_window.h"
+#include "run/input_window.h"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/job_runner.h"
+#include "run/job_runner.h"
 
 namespace framelift::pipeline {
 

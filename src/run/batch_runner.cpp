@@ -1,4 +1,4 @@
-#include "pipeline/batch_runner.h"
+#include "run/batch_runner.h"
 
 #include <algorithm>
 #include <fstream>

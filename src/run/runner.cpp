@@ -1,7 +1,7 @@
 // run_pipeline: one run as its three parts (docs/architecture.md walks it): a FrameReader reads
 // the window of the input this run is for, the process thread takes the frames through the
 // StageChain, and a FrameWriter encodes and muxes; the three threads meet at two bounded queues.
-#include "pipeline/runner.h"
+#include "run/runner.h"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -14,14 +14,14 @@ extern "C" {
 #include <thread>
 #include <vector>
 
-#include "pipeline/bounded_queue.h"
-#include "pipeline/frame_processor.h"
-#include "pipeline/frame_reader.h"
-#include "pipeline/frame_writer.h"
-#include "pipeline/input_window.h"
-#include "pipeline/stage_chain.h"
+#include "run/bounded_queue.h"
+#include "run/frame_processor.h"
+#include "run/frame_reader.h"
+#include "run/frame_writer.h"
+#include "run/input_window.h"
+#include "run/stage_chain.h"
 #include "pipeline/stage_registry.h"
-#include "pipeline/warm_stages.h"
+#include "run/warm_stages.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"

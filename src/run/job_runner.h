@@ -12,7 +12,7 @@
 
 #include "jobs/shard.h"
 #include "lifecycle/lifecycle_options.h"
-#include "pipeline/runner.h"
+#include "run/runner.h"
 
 namespace framelift::pipeline {
 

@@ -1,4 +1,4 @@
-#include "pipeline/job_runner.h"
+#include "run/job_runner.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -25,7 +25,7 @@
 #include "media/encoder.h"
 #include "media/muxer.h"
 #include "pipeline/stage_registry.h"
-#include "pipeline/warm_stages.h"
+#include "run/warm_stages.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json_text.h"

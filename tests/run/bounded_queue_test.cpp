@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "pipeline/bounded_queue.h"
+#include "run/bounded_queue.h"
 
 namespace framelift::pipeline {
 namespace {
