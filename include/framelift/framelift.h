@@ -20,6 +20,7 @@
 //   framelift/frame.h     frames in memory
 //   framelift/error.h     the one error type and its exit codes
 //   framelift/version.h   the version
+#include "framelift/choices.h"
 #include "framelift/error.h"
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"

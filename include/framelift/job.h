@@ -9,8 +9,8 @@
 //
 //   framelift::RunRequest r;  // input, output, pipeline, encoder, segment_frames, ...
 //   framelift::Job job = framelift::Job::create(r);             // job.json + plan.json
-//   framelift::Job::open(job.dir()).work({.shard = "0/2"});     // on one machine
-//   framelift::Job::open(job.dir()).work({.shard = "1/2"});     // on another
+//   framelift::Job::open(job.dir()).work({.shard = framelift::Shard{0, 2}});  // on one machine
+//   framelift::Job::open(job.dir()).work({.shard = framelift::Shard{1, 2}});  // on another
 //   std::string out = framelift::Job::open(job.dir()).assemble();
 //
 // Errors: throw framelift::Error: Usage (a folder that holds no job, or another job without
@@ -37,8 +37,8 @@ struct JobStatus {
 
 // What one worker takes and how it runs (the job's request says what is made).
 struct WorkRequest {
-  std::string shard;                 // "K/N" or "auto/N" (Slurm, Kubernetes); "": every segment
-  std::string segments;              // "A-B", 0-based inclusive; "": every segment
+  std::optional<Shard> shard;            // this worker's share (Slurm, Kubernetes); nullopt: every segment
+  std::optional<SegmentRange> segments;  // only these; nullopt: every segment
   std::vector<std::string> devices;  // one worker thread per device; empty: the job's device
   std::string device;                // run on this device instead of the job's ("cpu", "cuda:1")
   bool warm_segments = true;         // build the pipeline once per worker

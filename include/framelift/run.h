@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "framelift/choices.h"
 #include "framelift/policy.h"
 
 namespace framelift {
@@ -42,11 +43,11 @@ enum class ProgressDisplay {
 
 // Life on a rented machine (docs/lifecycle.md); only for runs as jobs.
 struct MachineLifecycle {
-  std::string watch_preemption = "off";  // aws, gcp, azure, auto or off: stop cleanly on a notice
+  PreemptionWatch watch_preemption = PreemptionWatch::Off;  // stop cleanly on a notice
   std::string on_complete, on_fail;      // shell commands run at the end (FRAMELIFT_OUTPUT, ...)
   bool shutdown_when_done = false;       // after the output was assembled and its frames counted
   std::string shutdown_command;          // "": $FRAMELIFT_SHUTDOWN_COMMAND, else `shutdown -h now`
-  std::string hourly_price;              // "0.79" or "$0.79" USD per hour: progress shows money; "": none
+  std::optional<double> hourly_price;    // USD per hour, >= 0: progress shows money; nullopt: none
 };
 
 struct RunRequest {
@@ -64,9 +65,9 @@ struct RunRequest {
   int64_t max_frames = 0;                          // 0: every frame
   bool overwrite = false;                          // replace an existing output
   std::string container;                           // "": from the output's extension ("matroska", "mp4")
-  std::string hwaccel = "none";                    // decoding: none, auto, cuda, vaapi, ...
+  HwAccel hwaccel = HwAccel::None;                 // hardware decoding
   bool fail_on_corrupt_frames = false;             // false: skip and count them (RunResult::decode_errors)
-  std::string color_conversion = "auto";           // auto, swscale or tensor (docs/frame-layout.md)
+  ColorConversion color_conversion = ColorConversion::Auto;
   int queue_depth = 8;                             // frames buffered between decode, stages, encode
   ProgressDisplay display = ProgressDisplay::None;
 
@@ -79,8 +80,8 @@ struct RunRequest {
   bool assemble = true;                            // assemble when every segment is done
   bool keep_job_dir = false;                       // keep the folder after assembling
   bool warm_segments = true;                       // false: a fresh pipeline per segment (reference path)
-  std::string shard;                               // "K/N" or "auto/N": this process's share; "": all
-  std::string segments;                            // "A-B" (0-based, inclusive); "": all
+  std::optional<Shard> shard;                      // this process's share; nullopt: all
+  std::optional<SegmentRange> segments;            // only these; nullopt: all (not with shard)
   std::vector<std::string> devices;                // one worker per device ("cuda:0", ...); empty: one
   int claim_timeout_s = 120;                       // a worker silent this long loses its segment
   MachineLifecycle lifecycle;

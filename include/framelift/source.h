@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 
+#include "framelift/choices.h"
 #include "framelift/frame.h"
 #include "framelift/pipeline.h"
 
@@ -37,7 +38,7 @@ namespace framelift {
 struct SourceOptions {
   double start_s = 0;                   // from the first frame at or after this long after the video's start (seeks)
   int64_t max_frames = 0;               // 0: to the end; >= 0
-  std::string hwaccel = "none";         // none, auto, cuda, vaapi, ...
+  HwAccel hwaccel = HwAccel::None;      // hardware decoding
   bool fail_on_corrupt_frames = false;  // false: skip them (counted by decode_errors())
 };
 

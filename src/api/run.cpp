@@ -61,7 +61,7 @@ RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& p
 bool is_batch_input(const std::string& input) { return pipeline::is_batch_input(input); }
 
 BatchResult run_batch(const RunRequest& q, const std::function<bool()>& cancel) {
-  if (!q.job_dir.empty() || !q.shard.empty() || !q.segments.empty() || q.prepare_only)
+  if (!q.job_dir.empty() || q.shard || q.segments || q.prepare_only)
     throw Error(ErrorKind::Usage, "a batch (-i FOLDER or LIST) takes no --job-dir, --shard, --segments or --prepare");
   if (q.policy) check_pipeline(q.pipeline, *q.policy);
   pipeline::ProgressCounters counters;

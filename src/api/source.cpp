@@ -6,6 +6,8 @@
 #include <cstring>
 #include <deque>
 
+#include "framelift/values.h"
+
 #include "api/moved_from.h"
 #include "api/video_shape.h"
 #include "infer/frame_tensor.h"
@@ -59,7 +61,7 @@ struct Source::Impl {
         options(checked(o)),
         demux(in),
         decoder(demux.video_stream(),
-                media::DecoderOptions{o.hwaccel, o.fail_on_corrupt_frames ? media::DecodeErrorPolicy::Fail
+                media::DecoderOptions{name_of(o.hwaccel), o.fail_on_corrupt_frames ? media::DecodeErrorPolicy::Fail
                                                                           : media::DecodeErrorPolicy::Skip},
                 in) {
     AVStream* vst = demux.video_stream();

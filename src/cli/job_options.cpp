@@ -3,6 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/value_checks.h"
 #include "framelift/error.h"
+#include "framelift/values.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -58,8 +59,9 @@ void apply_job_args(const JobArgs& a, RunRequest& r) {
   r.assemble = !a.no_assemble;
   r.keep_job_dir = r.keep_job_dir || a.keep_job;
   r.warm_segments = !a.cold_segments;
-  r.shard = a.shard;
-  r.segments = a.segments;
+  // Text only here, at the edge: the request holds the parsed values.
+  r.shard = a.shard.empty() ? std::nullopt : std::optional<Shard>(parse_shard(a.shard));
+  r.segments = a.segments.empty() ? std::nullopt : std::optional<SegmentRange>(parse_segment_range(a.segments));
   r.claim_timeout_s = a.claim_timeout_s;
   r.devices.clear();
   for (size_t start = 0; start < a.devices.size();) {
@@ -67,12 +69,12 @@ void apply_job_args(const JobArgs& a, RunRequest& r) {
     r.devices.push_back(a.devices.substr(start, comma - start));
     start = comma == std::string::npos ? a.devices.size() : comma + 1;
   }
-  r.lifecycle.watch_preemption = a.watch_preemption;
+  r.lifecycle.watch_preemption = parse_preemption_watch(a.watch_preemption);
   r.lifecycle.on_complete = a.on_complete;
   r.lifecycle.on_fail = a.on_fail;
   r.lifecycle.shutdown_when_done = a.shutdown_when_done;
   r.lifecycle.shutdown_command = a.shutdown_command;
-  r.lifecycle.hourly_price = a.hourly_price;
+  if (!a.hourly_price.empty()) r.lifecycle.hourly_price = parse_hourly_price(a.hourly_price);
 }
 
 ProgressDisplay parse_progress_display(const std::string& text) {
@@ -92,7 +94,7 @@ int run_request(const RunRequest& r) {
   const RunResult report = run(r);
   if (report.decode_errors) log::warn(r.input, ": ", report.decode_errors, " corrupt frame(s) or packet(s) were skipped");
   log::info(report.summary);
-  const bool sharded = !r.shard.empty() || !r.segments.empty();
+  const bool sharded = r.shard || r.segments;
   if (r.as_job && !r.prepare_only && report.segments_remaining > 0 && !sharded)
     log::info("segments remain; when they are done: framelift assemble --job-dir ", report.job_dir);
   return 0;

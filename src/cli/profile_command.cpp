@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/inference_options.h"
 #include "framelift/profile.h"
+#include "framelift/values.h"
 
 namespace framelift::cli {
 namespace {
@@ -22,7 +23,7 @@ int execute(ProfileArgs& a) {
   RunRequest& o = a.request.run;
   apply_encoder_options(a.encoder, o);
   o.stage_defaults = stage_defaults(a.inference);
-  o.color_conversion = a.inference.color_conversion;
+  o.color_conversion = parse_color_conversion(a.inference.color_conversion);
   const ProfileResult r = profile(a.request);
   const std::string& text = a.json ? r.manifest_json : r.text;
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -10,6 +10,7 @@
 #include "framelift/models.h"
 #include "framelift/pipeline.h"
 #include "framelift/run.h"
+#include "framelift/values.h"
 #include "framelift/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -34,6 +35,7 @@ struct RunArgs {
   EncoderArgs encoder;
   std::string on_decode_error = "skip";
   std::string progress = "auto";
+  std::string hwaccel = "none";
   int64_t queue_depth = 8;
   InferenceArgs inference;  // passed to every stage as defaults (RunRequest::stage_defaults)
   JobArgs job;
@@ -61,7 +63,7 @@ void add_common_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--preset", o.preset, "Encoder preset");
   cmd->add_option("--pix-fmt", o.pix_fmt, "Output pixel format (default: the input's, so its bit depth is kept)");
   add_encoder_options(cmd, a.encoder);
-  cmd->add_option("--hwaccel", o.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
+  cmd->add_option("--hwaccel", a.hwaccel, "Hardware decoding: none, auto, cuda, vaapi, ...")->capture_default_str();
   cmd->add_option("--on-decode-error", a.on_decode_error, "skip: drop corrupt frames and report them; fail: stop")
       ->capture_default_str();
   cmd->add_option("--progress", a.progress, "auto (bar on a terminal), bar, json (lines on stdout), none")
@@ -85,7 +87,8 @@ int execute(RunArgs& a) {
   if (a.queue_depth < 1 || a.queue_depth > 1024) throw Error(ErrorKind::Usage, "--queue-depth must be 1-1024");
   o.queue_depth = static_cast<int>(a.queue_depth);
   o.stage_defaults = stage_defaults(a.inference);
-  o.color_conversion = a.inference.color_conversion;
+  o.color_conversion = parse_color_conversion(a.inference.color_conversion);
+  o.hwaccel = parse_hwaccel(a.hwaccel);
   apply_job_args(a.job, o);
   // Still images and image sequences are written file by file: nothing to segment or resume.
   const std::filesystem::path output(o.output);

@@ -356,9 +356,9 @@ TEST(Api, JobWorkedInTwoShardsEqualsOneRun) {
     EXPECT_EQ(e.kind(), framelift::ErrorKind::Usage) << e.what();
   }
 
-  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = "0/2"}).finished, 3);
+  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = framelift::Shard{0, 2}}).finished, 3);
   EXPECT_FALSE(fs::exists(r.output));  // workers do not assemble
-  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = "1/2"}).finished, 6);
+  EXPECT_EQ(framelift::Job::open(job.dir()).work({.shard = framelift::Shard{1, 2}}).finished, 6);
   EXPECT_EQ(job.assemble(), r.output);
   EXPECT_EQ(framemd5(dir / "sharded.mkv"), framemd5(dir / "whole.mkv"));
 
