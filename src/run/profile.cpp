@@ -67,32 +67,67 @@ std::vector<SampleStretch> choose_sample(const jobs::SegmentPlan& plan, int64_t 
   return sample;
 }
 
+namespace {
+
+// The same pipeline on the first frames, so that one-time costs (oneDNN's primitive cache, the
+// block cache, cuDNN autotuning) are not measured as frame time. Its seconds.
+double warm_up(const ProfileOptions& o) {
+  RunOptions warm = o.run;
+  warm.output = o.run.output.parent_path() / ("warmup-" + o.run.output.filename().string());
+  warm.overwrite = true;
+  warm.max_frames = o.warmup_frames;
+  warm.progress = ProgressMode::None;
+  const auto t = std::chrono::steady_clock::now();
+  run_pipeline(warm);
+  std::error_code ec;
+  fs::remove(warm.output, ec);
+  return seconds_since(t);
+}
+
+// The device the stages run on, for the memory probe: the stage defaults' --device.
+infer::ExecutionTarget profiled_target(const RunOptions& run) {
+  const auto d = run.stage_defaults.find("device");
+  const auto p = run.stage_defaults.find("precision");
+  return infer::resolve_target(d == run.stage_defaults.end() ? "auto" : d->second,
+                               p == run.stage_defaults.end() ? "" : p->second);
+}
+
+// Stage `index`'s share of the profile (its sections are keyed "INDEX:...").
+StageProfile stage_profile(const ProfileResult& r, int index, const std::string& name) {
+  StageProfile s;
+  s.index = index;
+  s.name = name;
+  const std::string k = str(s.index, ":");
+  s.own_s = r.seconds(k + "stage");
+  s.upload_s = r.seconds(k + "upload");
+  s.download_s = r.seconds(k + "download");
+  const auto it = r.sections.find(k + "inference");
+  if (it == r.sections.end()) return s;
+  s.inference_s = it->second.seconds;
+  s.inference_calls = it->second.calls;
+  s.inference_pixels = it->second.work;
+  s.largest_call_pixels = it->second.max_work;
+  std::vector<double> rates;
+  for (auto [seconds, pixels] : it->second.spans)
+    if (pixels > 0) rates.push_back(seconds / pixels);
+  if (!rates.empty() && s.inference_calls > 0) {
+    std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+    s.call_s = rates[rates.size() / 2] * s.inference_pixels / s.inference_calls;
+  }
+  s.peak_activation_bytes = it->second.peak_bytes;
+  return s;
+}
+
+}  // namespace
+
 ProfileResult profile_pipeline(const ProfileOptions& o) {
   ProfileResult r;
   const jobs::SegmentPlan plan = jobs::plan_segments(o.run.input, 0);
   r.sample = choose_sample(plan, o.frames, o.stretches, o.seed);
   if (r.sample.empty()) throw Error(ErrorKind::Input, str(o.run.input, ": the video stream has no frames"));
+  if (o.warmup_frames > 0) r.warmup_s = warm_up(o);
 
-  // The warm-up: the same pipeline on the first frames, so that one-time costs (oneDNN's
-  // primitive cache, the block cache, cuDNN autotuning) are not measured as frame time.
-  if (o.warmup_frames > 0) {
-    RunOptions warm = o.run;
-    warm.output = o.run.output.parent_path() / ("warmup-" + o.run.output.filename().string());
-    warm.overwrite = true;
-    warm.max_frames = o.warmup_frames;
-    warm.progress = ProgressMode::None;
-    const auto t = std::chrono::steady_clock::now();
-    run_pipeline(warm);
-    r.warmup_s = seconds_since(t);
-    std::error_code ec;
-    fs::remove(warm.output, ec);
-  }
-
-  // The device the stages run on, for the memory probe: the stage defaults' --device.
-  const auto d = o.run.stage_defaults.find("device");
-  const auto p = o.run.stage_defaults.find("precision");
-  const infer::ExecutionTarget target = infer::resolve_target(d == o.run.stage_defaults.end() ? "auto" : d->second,
-                                                              p == o.run.stage_defaults.end() ? "" : p->second);
+  const infer::ExecutionTarget target = profiled_target(o.run);
   if (!target.is_cuda()) infer::install_cpu_memory_tracker();
   r.device = target.describe();
   int64_t base = infer::device_memory_in_use(target.device);
@@ -106,7 +141,6 @@ ProfileResult profile_pipeline(const ProfileOptions& o) {
   });
   RunOptions run = o.run;
   run.sample = r.sample;
-
   run.max_frames = 0;
   const auto start = std::chrono::steady_clock::now();
   const RunReport report = run_pipeline(run, {.profiler = &profiler});
@@ -120,30 +154,7 @@ ProfileResult profile_pipeline(const ProfileOptions& o) {
   r.threads = at::get_num_threads();
 
   const std::vector<StageSpec> specs = parse_pipeline(o.run.pipeline);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    StageProfile s;
-    s.index = int(i) + 1;
-    s.name = specs[i].name;
-    const std::string k = str(s.index, ":");
-    s.own_s = r.seconds(k + "stage");
-    s.upload_s = r.seconds(k + "upload");
-    s.download_s = r.seconds(k + "download");
-    if (auto it = r.sections.find(k + "inference"); it != r.sections.end()) {
-      s.inference_s = it->second.seconds;
-      s.inference_calls = it->second.calls;
-      s.inference_pixels = it->second.work;
-      s.largest_call_pixels = it->second.max_work;
-      std::vector<double> rates;
-      for (auto [seconds, pixels] : it->second.spans)
-        if (pixels > 0) rates.push_back(seconds / pixels);
-      if (!rates.empty() && s.inference_calls > 0) {
-        std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
-        s.call_s = rates[rates.size() / 2] * s.inference_pixels / s.inference_calls;
-      }
-      s.peak_activation_bytes = it->second.peak_bytes;
-    }
-    r.stages.push_back(s);
-  }
+  for (size_t i = 0; i < specs.size(); ++i) r.stages.push_back(stage_profile(r, int(i) + 1, specs[i].name));
   return r;
 }
 
