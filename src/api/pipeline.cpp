@@ -15,6 +15,7 @@
 #include "pipeline/pipeline_policy.h"
 #include "pipeline/stage.h"
 #include "run/stage_chain.h"
+#include "pipeline/process_settings.h"
 #include "pipeline/stage_registry.h"
 #include "pipeline/stage_spec.h"
 #include "util/error.h"
@@ -97,8 +98,11 @@ Pipeline::Pipeline(const std::string& text, const std::map<std::string, std::str
 Pipeline::Pipeline(const std::vector<StageSpec>& stages, const std::map<std::string, std::string>& defaults)
     : impl_(std::make_unique<Impl>()) {
   impl_->specs = stages;
-  for (fp::StageSpec& spec : internal_specs(stages)) {
-    spec.options.set_defaults(defaults);
+  std::vector<fp::StageSpec> specs = internal_specs(stages);
+  for (fp::StageSpec& spec : specs) spec.options.set_defaults(defaults);
+  // Process-wide settings (threads, memory budgets) are made here, once, before the stages.
+  fp::apply(fp::process_settings(specs));
+  for (fp::StageSpec& spec : specs) {
     impl_->stages.push_back(fp::make_stage(spec));
   }
   impl_->wire();

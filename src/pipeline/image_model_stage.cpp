@@ -33,12 +33,8 @@ ImageModelStage::ImageModelStage(std::string stage, std::string label, std::uniq
     : stage_(std::move(stage)), label_(std::move(label)), scale_(scale) {
   if (scale_ < 0) throw Error(ErrorKind::Usage, str("stage ", stage_, ": scale must be positive"));
   infer::RunnerOptions options = runner_options(stage_, o, model->info().arch);
-  if (!options.target.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
-  if (o.has("max_memory")) {
-    const int64_t bytes = o.integer("max_memory");
-    if (options.target.is_cuda()) infer::limit_device_memory(options.target, bytes);
-    else infer::set_cpu_memory_budget(bytes);
-  }
+  // threads= and max_memory= are process-wide: made once by whoever runs the pipeline
+  // (process_settings.h), not here.
   runner_ = std::make_unique<infer::ModelRunner>(std::move(model), options);
 }
 

@@ -54,7 +54,6 @@ class InterpolateStage : public Stage {
     if (o.given("fps")) fps_ = o.rate("fps");
     else factor_ = o.number("factor");
     target_ = resolve_stage_target("interpolate", o, "rife");
-    if (!target_.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
     infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);
     model_->to(target_.device, target_.dtype);

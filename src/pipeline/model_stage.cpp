@@ -37,7 +37,6 @@ class ModelStage : public Stage {
       mask_.emplace(o.has("mask") ? o.text("mask") : "", box);  // no mask file: the box alone
     }
     target_ = resolve_stage_target("model", o, "");
-    if (!target_.is_cuda()) infer::configure_cpu_threads(o.has("threads") ? int(o.integer("threads")) : 0);
     infer::prepare_device(target_);
     module_ = std::make_unique<models::TorchScriptModule>(file_, target_);
     // A module that cannot take what the stage passes fails here, not on the first frame.

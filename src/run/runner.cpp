@@ -20,6 +20,7 @@ extern "C" {
 #include "run/frame_writer.h"
 #include "run/input_window.h"
 #include "run/stage_chain.h"
+#include "pipeline/process_settings.h"
 #include "pipeline/stage_registry.h"
 #include "run/warm_stages.h"
 #include "util/error.h"
@@ -178,6 +179,7 @@ RunReport run_pipeline(const RunOptions& o, const RunContext& c) {
   const auto start = std::chrono::steady_clock::now();
   check_output_path(o);
   FrameReader reader(o.input, o.decoder);
+  apply(process_settings(o.pipeline, o.stage_defaults));  // before any stage is built
   std::vector<std::unique_ptr<Stage>> own_stages;
   StageChain::Stages& stages =
       c.warm_stages ? c.warm_stages->get(o.pipeline, o.stage_defaults) : (own_stages = make_stages(o.pipeline, o.stage_defaults));
