@@ -79,8 +79,28 @@ SwinShape swin_shape_of(const DetectedArch& d) {
   s.scale = d.scale * s.unshuffle;
   s.upsampler = SwinUpsampler(int(p.get("upsampler", 0)));
   s.three_conv = p.get("three_conv", 0) != 0;
+  s.patch_norm = p.get("patch_norm", 1) != 0;
+  s.after_body = p.get("conv_after_body", 1) != 0;
   s.img_range = p.get("img_range", 1);
   return s;
+}
+
+SwinFrame swin_frame(const SwinShape& s) {
+  SwinFrame f;
+  f.in = s.in;
+  f.out = s.out;
+  f.embed = s.embed;
+  f.groups = s.layers;
+  f.feat = s.feat;
+  f.scale = s.scale;
+  f.unshuffle = s.unshuffle;
+  f.upsampler = s.upsampler;
+  f.img_range = s.img_range;
+  f.three_conv = s.three_conv;
+  if (!s.patch_norm) f.embed_norm.clear();
+  f.after_body = s.after_body;
+  f.masks.emplace(s.window, s.window / 2);
+  return f;
 }
 
 }  // namespace framelift::models

@@ -24,6 +24,7 @@
 #include "models/state_dict_keys.h"
 #include "models/swin_layout.h"
 #include "models/swin_reconstruction.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -54,13 +55,12 @@ class SwinLayer {
     bias_ = gathered_bias(table, relative_position_index(s.window));
   }
 
-  // x: [B, H, W, C]; mask: the shift mask for H x W (undefined for an unshifted layer).
+  // x: [B, H, W, C]; mask: the shift mask for H x W, which an unshifted layer leaves out.
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, mask); });
+    const at::Tensor m = shift_ ? mask : at::Tensor();
+    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, m); });
     return z + fc2_(at::gelu(fc1_(norm2_(z))));
   }
-
-  bool shifted() const { return shift_ != 0; }
 
   void visit_weights(const TensorVisitor& f) {
     for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
@@ -83,76 +83,14 @@ class SwinLayer {
   at::Tensor bias_;
 };
 
-// A residual Swin transformer block: the layers, then a conv in image layout, plus the input.
-struct Rstb {
-  std::vector<SwinLayer> layers;
-  ResidualConv conv;
-};
+// A residual Swin transformer block (RSTB): the layers, then a conv in image layout, plus the input.
+using Rstb = ResidualGroup<LayerStack<SwinLayer>>;
 
-class SwinIR : public NativeModel {
- public:
-  SwinIR(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(swin_shape_of(d)) {
-    WeightReader r(dict, source);
-    const int64_t in = s_.in * s_.unshuffle * s_.unshuffle;
-    first_ = read_conv(r, s_.unshuffle > 1 ? "conv_first.1" : "conv_first", in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      Rstb g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.conv = read_residual_conv(r, p + ".conv", s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.out, s_.scale);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    at::Tensor x = (input - mean) * s_.img_range;
-    if (s_.unshuffle > 1) x = at::pixel_unshuffle(x, s_.unshuffle);
-    const at::Tensor first = first_(x);
-    return reconstruction_(after_body_(features(first)) + first, x) / s_.img_range + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    embed_norm_.visit_weights(f);
-    for (Rstb& g : groups_) {
-      for (SwinLayer& l : g.layers) l.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    norm_.visit_weights(f);
-    after_body_.visit_weights(f);
-    reconstruction_.visit_weights(f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = masks_.for_map(t);
-    for (const Rstb& g : groups_) {
-      at::Tensor y = t;
-      for (const SwinLayer& l : g.layers) y = l(y, l.shifted() ? mask : at::Tensor());
-      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  SwinShape s_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rstb> groups_;
-  ResidualConv after_body_;
-  SwinReconstruction reconstruction_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const SwinShape s = swin_shape_of(d);
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Rstb>>(r, d, swin_frame(s), [&](WeightReader& r, int64_t i) { return read_swin_group<SwinLayer>(r, i, s); });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
@@ -193,10 +131,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture swinir_architecture() {
-  return {"swinir", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<SwinIR>(dict, d, source);
-          }};
+  return {"swinir", detect, build};
 }
 
 }  // namespace framelift::models
