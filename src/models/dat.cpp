@@ -32,6 +32,8 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -40,26 +42,19 @@
 namespace framelift::models {
 namespace {
 
-struct DatShape {
-  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, split_h = 8, split_w = 32, hidden = 720, feat = 64, scale = 4;
-  bool three_conv = false, direct = false, qkv_bias = true;
+// The lineage's sizes (no square window) and DAT's own: the split windows, the SGFN's width.
+struct DatShape : SwinShape {
+  int64_t split_h = 8, split_w = 32;
+  bool qkv_bias = true;
 };
 
 DatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
   DatShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
+  static_cast<SwinShape&>(s) = swin_shape_of(d);
   s.split_h = int64_t(p.get("split_height", 8));
   s.split_w = int64_t(p.get("split_width", 32));
-  s.hidden = int64_t(p.get("ffn_hidden", 4.0 * s.embed));
-  s.feat = int64_t(p.get("num_feat", 64));
-  s.three_conv = p.get("three_conv", 0) != 0;
-  s.direct = p.get("upsampler", 1) == 2;
+  s.hidden = int64_t(p.get("ffn_hidden", 4.0 * double(s.embed)));
   s.qkv_bias = p.get("qkv_bias", 1) != 0;
   return s;
 }
@@ -100,9 +95,6 @@ class Interaction {
  private:
   Conv2d dwconv_, channel_down_, channel_up_, spatial_down_, spatial_up_;
 };
-
-at::Tensor to_map(const at::Tensor& t) { return t.permute({0, 3, 1, 2}); }     // [B, H, W, C] -> [B, C, H, W]
-at::Tensor to_tokens(const at::Tensor& m) { return m.permute({0, 2, 3, 1}); }  // and back
 
 // One of the spatial attention's two branches: C/2 channels in wh x ww windows.
 struct SplitWindows {
@@ -251,7 +243,8 @@ class Block {
     else channel_.emplace(r, p + ".attn", s);
   }
 
-  at::Tensor operator()(const at::Tensor& x) {
+  // The shell's shift mask is none: the spatial attention keeps one per split window.
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& /*mask*/) {
     const at::Tensor normed = norm1_(x);
     const at::Tensor y = x + (spatial_ ? (*spatial_)(normed) : (*channel_)(normed));
     return y + ffn_(norm2_(y));
@@ -271,78 +264,21 @@ class Block {
   Sgfn ffn_;
 };
 
-struct Group {
-  std::vector<Block> blocks;
-  ResidualConv conv;
-};
+using Group = ResidualGroup<LayerStack<Block>>;
 
-class Dat : public NativeModel {
- public:
-  Dat(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "before_RG.1", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      Group g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str("layers.", i, ".blocks.", j), s_, i, j);
-      g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    if (s_.direct) {
-      direct_ = read_conv(r, "upsample.0", s_.embed, s_.in * s_.scale * s_.scale, 3);
-    } else {
-      before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-      upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-      last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    }
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    const at::Tensor body = after_body_(features(first)) + first;
-    if (s_.direct) return at::pixel_shuffle(direct_(body), s_.scale) + mean;
-    return last_(upsample_(at::leaky_relu(before_upsample_(body), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    for (LayerNorm* n : {&embed_norm_, &norm_}) n->visit_weights(f);
-    for (Group& g : groups_) {
-      for (Block& b : g.blocks) b.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    after_body_.visit_weights(f);
-    for (Conv2d* c : {&direct_, &before_upsample_, &last_})
-      if (c->weight.defined()) visit(*c, f);
-    upsample_.visit_weights(f);
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(to_tokens(x));
-    for (Group& g : groups_) {
-      at::Tensor y = t;
-      for (Block& b : g.blocks) y = b(y);
-      t = to_tokens(g.conv(to_map(y))) + t;
-    }
-    return to_map(norm_(t)).contiguous();
-  }
-
-  DatShape s_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Group> groups_;
-  ResidualConv after_body_;
-  Conv2d direct_, before_upsample_, last_;
-  PixelShuffleUpsampler upsample_;
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const DatShape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  f.embed_norm = "before_RG.1";
+  f.masks.reset();  // the split windows keep their own
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Group>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) {
+    Group g;
+    for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, str("layers.", i, ".blocks.", j), s, i, j);
+    g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s.embed, s.three_conv);
+    return g;
+  });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.blocks.0.", branch = block + "attn.attns.0.";
@@ -428,10 +364,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture dat_architecture() {
-  return {"dat", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Dat>(dict, d, source);
-          }};
+  return {"dat", detect, build};
 }
 
 }  // namespace framelift::models

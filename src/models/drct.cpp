@@ -34,6 +34,8 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -45,9 +47,10 @@ namespace {
 constexpr int kDenseLayers = 5;
 constexpr double kDenseScale = 0.2;  // the RDG's residual scale, fixed upstream
 
-struct DrctShape {
-  int64_t in = 3, embed = 180, layers = 6, heads = 6, window = 16, hidden = 360, growth = 32, feat = 64, scale = 4;
-  bool shifted = true, after_body = true, patch_norm = true;
+// The lineage's sizes (no depth: a group has five dense layers) and DRCT's own.
+struct DrctShape : SwinShape {
+  int64_t growth = 32;
+  bool shifted = true;
 
   int64_t width(int k) const { return embed + k * growth; }  // channels of dense layer k (0-based)
   // Upstream's head count for a width that need not be a multiple of `heads`.
@@ -62,18 +65,10 @@ struct DrctShape {
 DrctShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
   DrctShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 16));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
+  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  s.upsampler = SwinUpsampler::PixelShuffle;  // DRCT's only reconstruction
   s.growth = int64_t(p.get("growth", 32));
-  s.feat = int64_t(p.get("num_feat", 64));
   s.shifted = p.get("shifted", 1) != 0;
-  s.after_body = p.get("conv_after_body", 1) != 0;
-  s.patch_norm = p.get("patch_norm", 1) != 0;
   return s;
 }
 
@@ -154,60 +149,13 @@ class Rdg {
   std::vector<Conv2d> adjust_;
 };
 
-class Drct : public NativeModel {
- public:
-  Drct(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    if (s_.patch_norm) embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) groups_.emplace_back(r, str("layers.", i), s_);
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
-    before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-    upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-    last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    at::Tensor body = features(first);
-    if (s_.after_body) body = after_body_(body);
-    return last_(upsample_(at::leaky_relu(before_upsample_(body + first), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    if (s_.patch_norm) embed_norm_.visit_weights(f);
-    for (Rdg& g : groups_) g.visit_weights(f);
-    norm_.visit_weights(f);
-    if (s_.after_body) visit(after_body_, f);
-    visit(before_upsample_, f);
-    upsample_.visit_weights(f);
-    visit(last_, f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = x.permute({0, 2, 3, 1});
-    if (s_.patch_norm) t = embed_norm_(t);
-    const at::Tensor mask = s_.shifted ? masks_.for_map(t) : at::Tensor();
-    for (const Rdg& g : groups_) t = g(t, mask);
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  DrctShape s_;
-  Conv2d first_, after_body_, before_upsample_, last_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rdg> groups_;
-  PixelShuffleUpsampler upsample_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const DrctShape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  if (!s.shifted) f.masks.reset();
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Rdg>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) { return Rdg(r, str("layers.", i), s); });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string swin1 = "layers.0.swin1.";
@@ -281,10 +229,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture drct_architecture() {
-  return {"drct", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Drct>(dict, d, source);
-          }};
+  return {"drct", detect, build};
 }
 
 }  // namespace framelift::models

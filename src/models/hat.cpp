@@ -26,6 +26,8 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -36,28 +38,19 @@ namespace {
 
 constexpr double kConvScale = 0.01;
 
-struct HatShape {
-  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, window = 16, overlap = 24, hidden = 360, feat = 64;
-  int64_t compressed = 60, squeezed = 6, scale = 4;
-  bool after_body = true;
+// The lineage's sizes and HAT's own: the overlapping window and the conv block's channels.
+struct HatShape : SwinShape {
+  int64_t overlap = 24, compressed = 60, squeezed = 6;
 };
 
 HatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
   HatShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 16));
+  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  s.upsampler = SwinUpsampler::PixelShuffle;  // HAT's only reconstruction
   s.overlap = int64_t(p.get("overlap_window", 24));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
-  s.feat = int64_t(p.get("num_feat", 64));
   s.compressed = int64_t(p.get("cab_channels", s.embed / 3));
   s.squeezed = int64_t(p.get("squeeze_channels", s.embed / 30));
-  s.after_body = p.get("conv_after_body", 1) != 0;
   return s;
 }
 
@@ -171,88 +164,40 @@ class Ocab {
   at::Tensor bias_;
 };
 
-// A residual hybrid attention group: the HABs, the OCAB, a conv in image layout, plus the input.
-struct Rhag {
-  std::vector<Hab> blocks;
+// What a residual hybrid attention group runs in token layout: the HABs, then the OCAB.
+struct AttentionBlocks {
+  LayerStack<Hab> habs;
   std::optional<Ocab> overlap;
-  Conv2d conv;
+
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) { return (*overlap)(habs(x, mask)); }
+  void visit_weights(const TensorVisitor& f) {
+    habs.visit_weights(f);
+    overlap->visit_weights(f);
+  }
 };
 
-class Hat : public NativeModel {
- public:
-  Hat(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    const int64_t n = s_.window * s_.window, on = s_.overlap * s_.overlap;
-    r.recomputed("relative_position_index_SA", {n, n});  // pure functions of the window sizes
-    r.recomputed("relative_position_index_OCA", {n, on});
-    // Upstream's index runs negative for many pairs and PyTorch's indexing wraps those to the table's
-    // end; the trained tables depend on it, so the wrap is kept.
-    const int64_t rows = (s_.window + s_.overlap - 1) * (s_.window + s_.overlap - 1);
-    const at::Tensor oca_index = at::remainder(overlapping_window_index(s_.window, s_.overlap), rows);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      Rhag g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.overlap.emplace(r, p + ".residual_group.overlap_attn", s_, oca_index);
-      g.conv = read_conv(r, p + ".conv", s_.embed, s_.embed, 3);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
-    before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-    upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-    last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    r.expect_all_used();
-  }
+// A residual hybrid attention group (RHAG): those blocks, a conv in image layout, plus the input.
+using Rhag = ResidualGroup<AttentionBlocks>;
 
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    at::Tensor body = features(first);
-    if (s_.after_body) body = after_body_(body);
-    return last_(upsample_(at::leaky_relu(before_upsample_(body + first), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    embed_norm_.visit_weights(f);
-    for (Rhag& g : groups_) {
-      for (Hab& b : g.blocks) b.visit_weights(f);
-      g.overlap->visit_weights(f);
-      visit(g.conv, f);
-    }
-    norm_.visit_weights(f);
-    if (s_.after_body) visit(after_body_, f);
-    visit(before_upsample_, f);
-    upsample_.visit_weights(f);
-    visit(last_, f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = masks_.for_map(t);
-    for (const Rhag& g : groups_) {
-      at::Tensor y = t;
-      for (const Hab& b : g.blocks) y = b(y, mask);
-      y = (*g.overlap)(y);
-      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  HatShape s_;
-  Conv2d first_, after_body_, before_upsample_, last_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rhag> groups_;
-  PixelShuffleUpsampler upsample_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const HatShape s = shape_of(d);
+  WeightReader r(dict, source);
+  const int64_t n = s.window * s.window, on = s.overlap * s.overlap;
+  r.recomputed("relative_position_index_SA", {n, n});  // pure functions of the window sizes
+  r.recomputed("relative_position_index_OCA", {n, on});
+  // Upstream's index runs negative for many pairs and PyTorch's indexing wraps those to the table's
+  // end; the trained tables depend on it, so the wrap is kept.
+  const int64_t rows = (s.window + s.overlap - 1) * (s.window + s.overlap - 1);
+  const at::Tensor oca_index = at::remainder(overlapping_window_index(s.window, s.overlap), rows);
+  return std::make_unique<SwinShell<Rhag>>(r, d, swin_frame(s), [&](WeightReader& r, int64_t i) {
+    const std::string p = str("layers.", i);
+    Rhag g;
+    for (int64_t j = 0; j < s.depth; ++j) g.blocks.habs.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s, j % 2 == 1);
+    g.blocks.overlap.emplace(r, p + ".residual_group.overlap_attn", s, oca_index);
+    g.conv = read_residual_conv(r, p + ".conv", s.embed, false);
+    return g;
+  });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string group = "layers.0.residual_group.", block = group + "blocks.0.";
@@ -309,10 +254,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture hat_architecture() {
-  return {"hat", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Hat>(dict, d, source);
-          }};
+  return {"hat", detect, build};
 }
 
 }  // namespace framelift::models
