@@ -231,37 +231,31 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string group = "layers.0.residual_group.", layer = group + "layers.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), std::string("relative_position_index_SA"), group + "td",
-                                layer + "attn_atd.scale", layer + "attn_aca.logit_scale", layer + "wqkv.weight"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": ATD layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
+  if (!has_keys(dict, {"conv_first.weight", "relative_position_index_SA", group + "td", layer + "attn_atd.scale",
+                       layer + "attn_aca.logit_scale", layer + "wqkv.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "ATD");
   if (dict.count("absolute_pos_embed"))
-    throw fail("absolute_pos_embed (ape) is a position embedding of the training crop's size, which no other size can use");
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
-  const int64_t n = dim("relative_position_index_SA", 2, 0);
+    throw checks.fail("absolute_pos_embed (ape) is a position embedding of the training crop's size, which no other size can use");
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
+  const int64_t n = checks.dim("relative_position_index_SA", 2, 0);
   const int64_t window = std::llround(std::sqrt(double(n)));
-  if (window * window != n || window % 2) throw fail(str("relative_position_index_SA has ", n, " rows, not an even window's square"));
+  if (window * window != n || window % 2)
+    throw checks.fail(str("relative_position_index_SA has ", n, " rows, not an even window's square"));
 
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   auto depth_of = [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.layers.")).size()); };
-  auto heads_of = [&](int64_t i) { return dim(str("layers.", i, ".residual_group.layers.0.attn_win.relative_position_bias_table"), 2, 1); };
+  auto heads_of = [&](int64_t i) {
+    return checks.dim(str("layers.", i, ".residual_group.layers.0.attn_win.relative_position_bias_table"), 2, 1);
+  };
   const int64_t depth = depth_of(0), heads = heads_of(0);
-  for (int64_t i = 1; i < layers; ++i)
-    if (depth_of(i) != depth || heads_of(i) != heads)
-      throw fail(str("group ", i, " has ", depth_of(i), " layers and ", heads_of(i), " heads where group 0 has ", depth, " and ", heads,
-                     "; only uniform groups are supported"));
+  checks.expect_uniform(layers, depth_of, heads_of, "group", "layers");
   // The declared constraints (src/arch/atd.cpp) before anything divides by these.
   arch::check_shapes("atd", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
 
   const SwinUpsampler u = swin_upsampler_of(dict);
   const int64_t scale = swin_reconstruction_scale(dict, u, in, source, "ATD");
   const int64_t feat = u == SwinUpsampler::PixelShuffle || u == SwinUpsampler::NearestConv ? swin_reconstruction_features(dict) : 64;
-  if (u == SwinUpsampler::NearestConv && scale != 4) throw fail(str("nearest+conv at x", scale, ": upstream builds it for x4 only"));
+  if (u == SwinUpsampler::NearestConv && scale != 4) throw checks.fail(str("nearest+conv at x", scale, ": upstream builds it for x4 only"));
   // The category size is no tensor's shape: spandrel's rule, upstream's published values (ATD-light
   // 128, ATD 256).
   const bool light = u == SwinUpsampler::PixelShuffleDirect && embed == 48;
@@ -276,10 +270,10 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
               {"depth", double(depth)},
               {"heads", double(heads)},
               {"window_size", double(window)},
-              {"num_tokens", double(dim(layer + "attn_atd.scale", 1, 0))},
-              {"reducted_dim", double(dim(layer + "attn_atd.wq.weight", 2, 0))},
-              {"convffn_kernel", double(dim(layer + "convffn.dwconv.depthwise_conv.0.weight", 4, 2))},
-              {"mlp_hidden", double(dim(layer + "convffn.fc1.weight", 2, 0))},
+              {"num_tokens", double(checks.dim(layer + "attn_atd.scale", 1, 0))},
+              {"reducted_dim", double(checks.dim(layer + "attn_atd.wq.weight", 2, 0))},
+              {"convffn_kernel", double(checks.dim(layer + "convffn.dwconv.depthwise_conv.0.weight", 4, 2))},
+              {"mlp_hidden", double(checks.dim(layer + "convffn.fc1.weight", 2, 0))},
               {"category_size", light ? 128.0 : 256.0},
               {"upsampler", double(int(u))},
               {"num_feat", double(feat)},

@@ -282,64 +282,53 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.blocks.0.", branch = block + "attn.attns.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), std::string("before_RG.1.weight"), branch + "rpe_biases",
-                                branch + "relative_position_index", block + "ffn.sg.conv.weight", block + "ffn.fc1.weight"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": DAT layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
+  if (!has_keys(dict, {"conv_first.weight", "before_RG.1.weight", branch + "rpe_biases", branch + "relative_position_index",
+                       block + "ffn.sg.conv.weight", block + "ffn.fc1.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "DAT");
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
 
   // The split sizes: branch 0's window is s0 x s1; the last row of its offset table is (s0 - 1, s1 - 1),
   // the only place the order shows (branch 1's s1 x s0 tables have the same shapes).
   const at::Tensor& offsets = dict.at(branch + "rpe_biases");
-  if (offsets.dim() != 2 || offsets.size(1) != 2 || offsets.size(0) < 1) throw fail(branch + "rpe_biases is not a table of offsets");
+  if (offsets.dim() != 2 || offsets.size(1) != 2 || offsets.size(0) < 1) throw checks.fail(branch + "rpe_biases is not a table of offsets");
   const at::Tensor last = offsets[-1].to(at::kDouble);
   // Values, not shapes: bounded before llround, which is undefined past int64's range.
   for (int k = 0; k < 2; ++k)
-    if (!(std::fabs(last[k].item<double>()) <= arch::kMaxParam)) throw fail(branch + "rpe_biases holds an offset beyond any window");
+    if (!(std::fabs(last[k].item<double>()) <= arch::kMaxParam)) throw checks.fail(branch + "rpe_biases holds an offset beyond any window");
   const int64_t s0 = std::llround(last[0].item<double>()) + 1, s1 = std::llround(last[1].item<double>()) + 1;
-  const int64_t n = dim(branch + "relative_position_index", 2, 0);
+  const int64_t n = checks.dim(branch + "relative_position_index", 2, 0);
   if (s0 < 1 || s1 < 1 || s0 * s1 != n || offsets.size(0) != (2 * s0 - 1) * (2 * s1 - 1))
-    throw fail(str("split ", s0, "x", s1, " from rpe_biases does not fit its ", offsets.size(0), " rows and ", n, " window tokens"));
+    throw checks.fail(str("split ", s0, "x", s1, " from rpe_biases does not fit its ", offsets.size(0), " rows and ", n, " window tokens"));
   if (std::max(s0, s1) % std::min(s0, s1))
-    throw fail(str("split ", s0, "x", s1, ": upstream pads to the larger side only, which needs the smaller to divide it"));
+    throw checks.fail(str("split ", s0, "x", s1, ": upstream pads to the larger side only, which needs the smaller to divide it"));
 
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   const int64_t depth = int64_t(key_indices(dict, "layers.0.blocks.").size());
   // Heads: the channel blocks' temperatures, or twice the spatial branches' position-bias heads.
   auto heads_of = [&](int64_t i) {
     const std::string b = str("layers.", i, ".blocks.");
-    if (dict.count(b + "1.attn.temperature")) return dim(b + "1.attn.temperature", 3, 0);
-    return 2 * dim(b + "0.attn.attns.0.pos.pos3.2.weight", 2, 0);
+    if (dict.count(b + "1.attn.temperature")) return checks.dim(b + "1.attn.temperature", 3, 0);
+    return 2 * checks.dim(b + "0.attn.attns.0.pos.pos3.2.weight", 2, 0);
   };
   const int64_t heads = heads_of(0);
   // The declared constraints (src/arch/dat.cpp) before anything divides by these.
   arch::check_shapes("dat", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
-  for (int64_t i = 1; i < layers; ++i) {
-    const int64_t d = int64_t(key_indices(dict, str("layers.", i, ".blocks.")).size()), h = heads_of(i);
-    if (d != depth || h != heads)
-      throw fail(str("layer ", i, " has ", d, " blocks and ", h, " heads where layer 0 has ", depth, " and ", heads,
-                     "; only uniform layers are supported"));
-  }
-  const int64_t hidden = dim(block + "ffn.fc1.weight", 2, 0);
-  if (hidden % 2) throw fail(str("ffn.fc1 makes ", hidden, " channels, which the spatial gate cannot halve"));
+  checks.expect_uniform(layers, [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".blocks.")).size()); }, heads_of);
+  const int64_t hidden = checks.dim(block + "ffn.fc1.weight", 2, 0);
+  if (hidden % 2) throw checks.fail(str("ffn.fc1 makes ", hidden, " channels, which the spatial gate cannot halve"));
 
   const bool direct = !dict.count("conv_last.weight");
   int64_t scale = 1, feat = 64;
   if (direct) {
     const auto o = dim_of(dict, "upsample.0.weight", 4, 0);
     const std::optional<int> s = o ? shuffle_factor(*o, in) : std::nullopt;
-    if (!s) throw fail("neither conv_last nor an upsample.0 making input channels times a square scale");
+    if (!s) throw checks.fail("neither conv_last nor an upsample.0 making input channels times a square scale");
     scale = *s;
   } else {
     const UpsamplerScale s = pixel_shuffle_scale(dict, "upsample");
-    if (!s.error.empty()) throw fail(s.error);
+    if (!s.error.empty()) throw checks.fail(s.error);
     scale = s.scale;
-    feat = dim("conv_last.weight", 4, 1);
+    feat = checks.dim("conv_last.weight", 4, 1);
   }
 
   DetectedArch d;

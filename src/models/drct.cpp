@@ -34,6 +34,7 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layer.h"
 #include "models/swin_layout.h"
 #include "models/swin_shell.h"
 #include "models/swin_windows.h"
@@ -72,57 +73,13 @@ DrctShape shape_of(const DetectedArch& d) {
   return s;
 }
 
-class SwinLayer {
- public:
-  SwinLayer(WeightReader& r, const std::string& p, int64_t c, int64_t heads, int64_t hidden, int64_t window, int64_t shift)
-      : heads_(heads),
-        window_(window),
-        shift_(shift),
-        norm1_(read_layer_norm(r, p + ".norm1", c)),
-        qkv_(read_linear(r, p + ".attn.qkv", c, 3 * c)),
-        proj_(read_linear(r, p + ".attn.proj", c, c)),
-        norm2_(read_layer_norm(r, p + ".norm2", c)),
-        fc1_(read_linear(r, p + ".mlp.fc1", c, hidden)),
-        fc2_(read_linear(r, p + ".mlp.fc2", hidden, c)) {
-    const int64_t n = window * window, span = 2 * window - 1;
-    const at::Tensor table = r.tensor(p + ".attn.relative_position_bias_table", {span * span, heads});
-    r.recomputed(p + ".attn.relative_position_index", {n, n});  // a pure function of the window
-    if (shift && r.has(p + ".attn_mask")) r.recomputed(p + ".attn_mask", {-1, n, n});  // for the training crop only
-    bias_ = gathered_bias(table, relative_position_index(window));  // [heads, n, n], gathered once
-  }
-
-  // x: [B, H, W, C]; mask: the shift mask for H x W (ignored by an unshifted layer).
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor m = shift_ ? mask : at::Tensor();
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) {
-                           const std::vector<at::Tensor> qkv = qkv_(t).chunk(3, -1);
-                           return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, m));
-                         });
-    return z + fc2_(at::gelu(fc1_(norm2_(z))));
-  }
-
-  void visit_weights(const TensorVisitor& f) {
-    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
-    for (Linear* l : {&qkv_, &proj_, &fc1_, &fc2_}) l->visit_weights(f);
-    f(bias_);
-  }
-
- private:
-  int64_t heads_, window_, shift_;
-  LayerNorm norm1_;
-  Linear qkv_, proj_;
-  LayerNorm norm2_;
-  Linear fc1_, fc2_;
-  at::Tensor bias_;
-};
-
 // A residual dense group: the five layers and their 1x1 fusions ("adjust"), in token layout.
 class Rdg {
  public:
   Rdg(WeightReader& r, const std::string& p, const DrctShape& s) {
     for (int k = 0; k < kDenseLayers; ++k) {
       const int64_t shift = s.shifted && k % 2 == 1 ? s.window / 2 : 0;
-      layers_.emplace_back(r, str(p, ".swin", k + 1), s.width(k), s.heads_of(k), s.hidden_of(k), s.window, shift);
+      layers_.emplace_back(r, str(p, ".swin", k + 1), SwinLayerSize{s.width(k), s.heads_of(k), s.hidden_of(k), s.window, shift});
       adjust_.push_back(read_conv(r, str(p, ".adjust", k + 1), s.width(k), k + 1 < kDenseLayers ? s.growth : s.embed, 1));
     }
   }
@@ -159,36 +116,29 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string swin1 = "layers.0.swin1.";
-  for (const std::string& key : {std::string("conv_first.weight"), swin1 + "attn.relative_position_bias_table",
-                                 swin1 + "mlp.fc1.weight", std::string("layers.0.adjust1.weight"),
-                                 std::string("layers.0.adjust5.weight"), std::string("norm.weight")})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": DRCT layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
+  if (!has_keys(dict, {"conv_first.weight", swin1 + "attn.relative_position_bias_table", swin1 + "mlp.fc1.weight",
+                       "layers.0.adjust1.weight", "layers.0.adjust5.weight", "norm.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "DRCT");
   // Variants upstream has but no published model uses, refused by name rather than run wrongly.
   if (!dict.count("conv_last.weight"))
-    throw fail("no conv_last: a DRCT without the pixel-shuffle reconstruction (upsampler \"\") is not supported "
+    throw checks.fail("no conv_last: a DRCT without the pixel-shuffle reconstruction (upsampler \"\") is not supported "
                "(upstream returns its input unchanged then)");
   if (dict.count("absolute_pos_embed"))
-    throw fail("absolute_pos_embed (ape): a position embedding fixed to the training size is not supported");
+    throw checks.fail("absolute_pos_embed (ape): a position embedding fixed to the training size is not supported");
 
   DrctShape s;
-  s.embed = dim("conv_first.weight", 4, 0);
-  s.in = dim("conv_first.weight", 4, 1);
-  const int64_t rows = dim(swin1 + "attn.relative_position_bias_table", 2, 0);
+  s.embed = checks.dim("conv_first.weight", 4, 0);
+  s.in = checks.dim("conv_first.weight", 4, 1);
+  const int64_t rows = checks.dim(swin1 + "attn.relative_position_bias_table", 2, 0);
   const int64_t span = std::llround(std::sqrt(double(rows)));
   s.window = (span + 1) / 2;
   if (span * span != rows || span % 2 == 0 || s.window < 2)
-    throw fail(str("a relative position table of ", rows, " rows is not (2 ws - 1)^2 for a window ws"));
-  s.heads = dim(swin1 + "attn.relative_position_bias_table", 2, 1);
-  s.hidden = dim(swin1 + "mlp.fc1.weight", 2, 0);
-  s.growth = dim("layers.0.adjust1.weight", 4, 0);
+    throw checks.fail(str("a relative position table of ", rows, " rows is not (2 ws - 1)^2 for a window ws"));
+  s.heads = checks.dim(swin1 + "attn.relative_position_bias_table", 2, 1);
+  s.hidden = checks.dim(swin1 + "mlp.fc1.weight", 2, 0);
+  s.growth = checks.dim("layers.0.adjust1.weight", 4, 0);
   s.layers = int64_t(key_indices(dict, "layers.").size());
-  s.feat = dim("conv_last.weight", 4, 1);
+  s.feat = checks.dim("conv_last.weight", 4, 1);
   s.shifted = dict.count("layers.0.swin2.attn_mask") != 0;
   s.after_body = dict.count("conv_after_body.weight") != 0;
   s.patch_norm = dict.count("patch_embed.norm.weight") != 0;
@@ -196,17 +146,18 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   arch::check_shapes("drct", {{"embed_dim", double(s.embed)}, {"heads", double(s.heads)}, {"growth", double(s.growth)},
                               {"in_channels", double(s.in)}},
                      source);
-  if (dim("conv_last.weight", 4, 0) != s.in) throw fail(str("conv_last makes ", dim("conv_last.weight", 4, 0), " channels from ", s.in));
+  if (const int64_t out = checks.dim("conv_last.weight", 4, 0); out != s.in)
+    throw checks.fail(str("conv_last makes ", out, " channels from ", s.in));
   for (int k = 0; k < kDenseLayers; ++k)
     if (s.heads_of(k) <= 0 || s.width(k) % s.heads_of(k))
-      throw fail(str("dense layer ", k + 1, "'s ", s.width(k), " channels do not split into its ", s.heads_of(k), " heads"));
+      throw checks.fail(str("dense layer ", k + 1, "'s ", s.width(k), " channels do not split into its ", s.heads_of(k), " heads"));
   for (int64_t i = 1; i < s.layers; ++i) {
     const auto h = dim_of(dict, str("layers.", i, ".swin1.attn.relative_position_bias_table"), 2, 1);
     if (h && *h != s.heads)
-      throw fail(str("layer ", i, " has ", *h, " heads where layer 0 has ", s.heads, "; only uniform layers are supported"));
+      throw checks.fail(str("layer ", i, " has ", *h, " heads where layer 0 has ", s.heads, "; only uniform layers are supported"));
   }
   const UpsamplerScale scale = pixel_shuffle_scale(dict, "upsample");
-  if (!scale.error.empty()) throw fail(scale.error);
+  if (!scale.error.empty()) throw checks.fail(scale.error);
 
   DetectedArch d;
   d.arch = "drct";

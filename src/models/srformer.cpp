@@ -115,39 +115,33 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), block + "norm1.weight", block + "mlp.fc1.bias",
-                                 block + "attn.aligned_relative_position_index", block + "attn.relative_position_bias_table"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SRFormer layout: ", why)); };
+  if (!has_keys(dict, {"conv_first.weight", block + "norm1.weight", block + "mlp.fc1.bias",
+                       block + "attn.aligned_relative_position_index",
+                       block + "attn.relative_position_bias_table"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "SRFormer");
   // An absolute position embedding (ape) is one table for the training crop's tokens: it fixes the
   // input size, which tiles and whole frames of other sizes do not have. No published model has it.
-  if (dict.count("absolute_pos_embed")) throw fail("an absolute position embedding (absolute_pos_embed, ape) is not supported");
+  if (dict.count("absolute_pos_embed")) throw checks.fail("an absolute position embedding (absolute_pos_embed, ape) is not supported");
 
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
   // The window from the permuted index: [ws^2, (ws/2)^2].
-  const int64_t queries = dim(block + "attn.aligned_relative_position_index", 2, 0);
-  const int64_t keys = dim(block + "attn.aligned_relative_position_index", 2, 1);
+  const int64_t queries = checks.dim(block + "attn.aligned_relative_position_index", 2, 0);
+  const int64_t keys = checks.dim(block + "attn.aligned_relative_position_index", 2, 1);
   const int64_t half = std::llround(std::sqrt(double(keys)));
   if (half < 1 || half * half != keys || 4 * keys != queries)
-    throw fail(str("aligned_relative_position_index is ", queries, " x ", keys, ", not a window's ws^2 x (ws/2)^2"));
+    throw checks.fail(str("aligned_relative_position_index is ", queries, " x ", keys, ", not a window's ws^2 x (ws/2)^2"));
 
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
-  auto heads_of = [&](int64_t i) { return dim(str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1); };
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
+  auto heads_of = [&](int64_t i) {
+    return checks.dim(str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1);
+  };
   const int64_t heads = heads_of(0);
   // The declared constraints (src/arch/srformer.cpp) before anything divides by these.
   arch::check_shapes("srformer", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
-  if (embed % 4) throw fail(str(embed, " channels do not split into four key/value quarters"));
+  if (embed % 4) throw checks.fail(str(embed, " channels do not split into four key/value quarters"));
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   auto blocks_in = [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.blocks.")).size()); };
   const int64_t depth = blocks_in(0);
-  for (int64_t i = 1; i < layers; ++i)
-    if (blocks_in(i) != depth || heads_of(i) != heads)
-      throw fail(str("layer ", i, " has ", blocks_in(i), " blocks and ", heads_of(i), " heads where layer 0 has ", depth, " and ",
-                     heads, "; only uniform layers are supported"));
+  checks.expect_uniform(layers, blocks_in, heads_of);
 
   SwinShape s;
   s.in = in;
@@ -156,7 +150,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   s.depth = depth;
   s.heads = heads;
   s.window = 2 * half;
-  s.hidden = dim(block + "mlp.fc1.bias", 1, 0);
+  s.hidden = checks.dim(block + "mlp.fc1.bias", 1, 0);
   s.upsampler = swin_upsampler_of(dict);
   s.feat = swin_reconstruction_features(dict);
   s.three_conv = !dict.count("conv_after_body.weight");

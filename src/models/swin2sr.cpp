@@ -144,11 +144,10 @@ std::string unsupported(const weights::StateDict& dict) {
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
-                                block + "attn.logit_scale", std::string("conv_first.weight"), std::string("patch_embed.proj.weight")})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": Swin2SR layout: ", why)); };
-  if (const std::string why = unsupported(dict); !why.empty()) throw fail(why);
+  if (!has_keys(dict, {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
+                       block + "attn.logit_scale", "conv_first.weight", "patch_embed.proj.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "Swin2SR");
+  if (const std::string why = unsupported(dict); !why.empty()) throw checks.fail(why);
 
   const SwinShape s = read_swin_body(dict, source, "Swin2SR", "swin2sr", "conv_first.weight", [&](int64_t i) {
     return dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.logit_scale"), 3, 0);

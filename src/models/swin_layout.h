@@ -7,15 +7,37 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "models/architecture.h"
 #include "models/swin_reconstruction.h"
 #include "models/swin_shell.h"
+#include "util/error.h"
 #include "weights/state_dict.h"
 
 namespace framelift::models {
 
 // The sizes every network of the lineage has (each adds its own in a derived shape).
+// What every detector of the lineage checks a state dict with, so that all refuse alike:
+// Error(Model) "<source>: <arch> layout: <why>".
+class SwinLayoutChecks {
+ public:
+  SwinLayoutChecks(const weights::StateDict& dict, std::string source, std::string arch)
+      : dict_(dict), source_(std::move(source)), arch_(std::move(arch)) {}
+  Error fail(const std::string& why) const;
+  // Axis `axis` of tensor `key`, which must have rank `rank`; fail() naming the tensor otherwise.
+  int64_t dim(const std::string& key, int64_t rank, int64_t axis) const;
+  // Every group i < groups as group 0: depth_of(i) `unit` and heads_of(i) heads (nullopt: none
+  // read), else fail() with what differs. `group`: what the architecture calls one ("layer").
+  void expect_uniform(int64_t groups, const std::function<int64_t(int64_t)>& depth_of,
+                      const std::function<std::optional<int64_t>(int64_t)>& heads_of, const std::string& group = "layer",
+                      const std::string& unit = "blocks") const;
+
+ private:
+  const weights::StateDict& dict_;
+  std::string source_, arch_;
+};
+
 struct SwinShape {
   int64_t in = 3, out = 3, embed = 96, layers = 4, depth = 6, heads = 6, window = 8, hidden = 192, feat = 64;
   int64_t scale = 1, unshuffle = 1;  // scale: of the reconstruction, before the unshuffle divides it

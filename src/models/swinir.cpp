@@ -22,6 +22,7 @@
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/swin_layer.h"
 #include "models/swin_layout.h"
 #include "models/swin_reconstruction.h"
 #include "models/swin_shell.h"
@@ -32,56 +33,6 @@
 
 namespace framelift::models {
 namespace {
-
-using Upsampler = SwinUpsampler;
-
-class SwinLayer {
- public:
-  SwinLayer(WeightReader& r, const std::string& p, const SwinShape& s, bool shifted)
-      : heads_(s.heads),
-        window_(s.window),
-        shift_(shifted ? s.window / 2 : 0),
-        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
-        qkv_(read_linear(r, p + ".attn.qkv", s.embed, 3 * s.embed)),
-        proj_(read_linear(r, p + ".attn.proj", s.embed, s.embed)),
-        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
-        fc1_(read_linear(r, p + ".mlp.fc1", s.embed, s.hidden)),
-        fc2_(read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)) {
-    const int64_t n = s.window * s.window, span = 2 * s.window - 1;
-    const at::Tensor table = r.tensor(p + ".attn.relative_position_bias_table", {span * span, s.heads});
-    r.recomputed(p + ".attn.relative_position_index", {n, n});  // a pure function of the window
-    if (shifted && r.has(p + ".attn_mask")) r.recomputed(p + ".attn_mask", {-1, n, n});  // the training crop's
-    // [heads, n, n]: each token pair's bias, gathered once instead of on every call.
-    bias_ = gathered_bias(table, relative_position_index(s.window));
-  }
-
-  // x: [B, H, W, C]; mask: the shift mask for H x W, which an unshifted layer leaves out.
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor m = shift_ ? mask : at::Tensor();
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, m); });
-    return z + fc2_(at::gelu(fc1_(norm2_(z))));
-  }
-
-  void visit_weights(const TensorVisitor& f) {
-    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
-    for (Linear* l : {&qkv_, &proj_, &fc1_, &fc2_}) l->visit_weights(f);
-    f(bias_);
-  }
-
- private:
-  // windows: [B * nW, n, C] -> the same, attended within each window.
-  at::Tensor attention(const at::Tensor& windows, const at::Tensor& mask) const {
-    const std::vector<at::Tensor> qkv = qkv_(windows).chunk(3, -1);
-    return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, mask));
-  }
-
-  int64_t heads_, window_, shift_;
-  LayerNorm norm1_;
-  Linear qkv_, proj_;
-  LayerNorm norm2_;
-  Linear fc1_, fc2_;
-  at::Tensor bias_;
-};
 
 // A residual Swin transformer block (RSTB): the layers, then a conv in image layout, plus the input.
 using Rstb = ResidualGroup<LayerStack<SwinLayer>>;
@@ -94,13 +45,12 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
-                                 block + "attn.relative_position_bias_table", std::string("patch_embed.norm.weight")})
-    if (!dict.count(key)) return std::nullopt;
+  if (!has_keys(dict, {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
+                       block + "attn.relative_position_bias_table", "patch_embed.norm.weight"})) return std::nullopt;
   if (!dict.count("conv_first.weight") && !dict.count("conv_first.1.weight")) return std::nullopt;
   // Swin2SR (SwinV2 attention: a logit scale and a position MLP) shares this layout's names.
   if (dict.count(block + "attn.logit_scale") || dict.count(block + "attn.cpb_mlp.0.weight")) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SwinIR layout: ", why)); };
+  const SwinLayoutChecks checks(dict, source, "SwinIR");
 
   const bool unshuffled = dict.count("conv_first.1.weight") != 0;
   SwinShape s = read_swin_body(dict, source, "SwinIR", "swinir", unshuffled ? "conv_first.1.weight" : "conv_first.weight", [&](int64_t i) {
@@ -112,11 +62,12 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     const std::optional<int> u3 = shuffle_factor(packed, 3), u1 = shuffle_factor(packed, 1);
     if (u3 && *u3 > 1) s.unshuffle = *u3, s.in = 3;
     else if (u1 && *u1 > 1) s.unshuffle = *u1, s.in = 1;
-    else throw fail(str("conv_first.1 takes ", packed, " channels, not 1 or 3 times a square unshuffle"));
+    else throw checks.fail(str("conv_first.1 takes ", packed, " channels, not 1 or 3 times a square unshuffle"));
   }
   const int64_t out = dim_of(dict, "conv_last.weight", 4, 0).value_or(s.in);
   const int64_t scale = swin_reconstruction_scale(dict, s.upsampler, out, source, "SwinIR");
-  if (scale % s.unshuffle) throw fail(str("a x", scale, " reconstruction after a x", s.unshuffle, " unshuffle is not a whole scale"));
+  if (scale % s.unshuffle)
+    throw checks.fail(str("a x", scale, " reconstruction after a x", s.unshuffle, " unshuffle is not a whole scale"));
 
   DetectedArch d;
   d.arch = "swinir";
