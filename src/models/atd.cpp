@@ -57,8 +57,7 @@ struct AtdShape : SwinShape {
 
 AtdShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  AtdShape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  AtdShape s = swin_shape_as<AtdShape>(d);
   s.tokens = int64_t(p.get("num_tokens", 128));
   s.reduced = int64_t(p.get("reducted_dim", 20));
   s.kernel = int64_t(p.get("convffn_kernel", 5));
@@ -224,7 +223,7 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
     const std::string p = str("layers.", i, ".residual_group");
     g.blocks.td = r.tensor(p + ".td", {s.tokens, s.embed});
     for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, str(p, ".layers.", j), s, j);
-    g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s.embed, s.three_conv);
+    g.conv = read_group_conv(r, i, s);
     return g;
   });
 }

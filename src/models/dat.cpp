@@ -50,8 +50,7 @@ struct DatShape : SwinShape {
 
 DatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  DatShape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  DatShape s = swin_shape_as<DatShape>(d);
   s.split_h = int64_t(p.get("split_height", 8));
   s.split_w = int64_t(p.get("split_width", 32));
   s.hidden = int64_t(p.get("ffn_hidden", 4.0 * double(s.embed)));
@@ -275,7 +274,7 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
   return std::make_unique<SwinShell<Group>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) {
     Group g;
     for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, str("layers.", i, ".blocks.", j), s, i, j);
-    g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s.embed, s.three_conv);
+    g.conv = read_group_conv(r, i, s);
     return g;
   });
 }

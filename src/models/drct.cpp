@@ -65,8 +65,7 @@ struct DrctShape : SwinShape {
 
 DrctShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  DrctShape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  DrctShape s = swin_shape_as<DrctShape>(d);
   s.upsampler = SwinUpsampler::PixelShuffle;  // DRCT's only reconstruction
   s.growth = int64_t(p.get("growth", 32));
   s.shifted = p.get("shifted", 1) != 0;

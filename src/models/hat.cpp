@@ -45,8 +45,7 @@ struct HatShape : SwinShape {
 
 HatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  HatShape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  HatShape s = swin_shape_as<HatShape>(d);
   s.upsampler = SwinUpsampler::PixelShuffle;  // HAT's only reconstruction
   s.overlap = int64_t(p.get("overlap_window", 24));
   s.compressed = int64_t(p.get("cab_channels", s.embed / 3));
@@ -172,7 +171,7 @@ std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const Detected
     Rhag g;
     for (int64_t j = 0; j < s.depth; ++j) g.blocks.habs.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s, j % 2 == 1);
     g.blocks.overlap.emplace(r, p + ".residual_group.overlap_attn", s, oca_index);
-    g.conv = read_residual_conv(r, p + ".conv", s.embed, false);
+    g.conv = read_group_conv(r, i, s);  // 1conv: HAT has no other
     return g;
   });
 }

@@ -46,8 +46,7 @@ struct Shape : SwinShape {
 };
 
 Shape shape_of(const DetectedArch& d) {
-  Shape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  Shape s = swin_shape_as<Shape>(d);
   s.qkv_bias = d.params.get("qkv_bias", 1) != 0;
   return s;
 }

@@ -65,6 +65,13 @@ arch::ArchParams swin_params(const SwinShape& s);
 // three_conv, patch_norm, conv_after_body, img_range, unshuffle); what one does not record keeps
 // SwinShape's default (HAT and DRCT record no upsampler: they set theirs).
 SwinShape swin_shape_of(const DetectedArch& d);
+// A network's own shape, derived from SwinShape, with that part read by swin_shape_of.
+template <class Shape>
+Shape swin_shape_as(const DetectedArch& d) {
+  Shape s;
+  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  return s;
+}
 
 // The shell around such a body (swin_shell.h): its sizes, reconstruction, normalisation, patch
 // norm and conv_after_body, and Swin's shift mask of half a window.

@@ -93,6 +93,12 @@ struct LayerStack {
   }
 };
 
+// Group i's residual conv, "layers.I.conv" in every network of the lineage.
+template <class Shape>
+ResidualConv read_group_conv(WeightReader& r, int64_t i, const Shape& s) {
+  return read_residual_conv(r, "layers." + std::to_string(i) + ".conv", s.embed, s.three_conv);
+}
+
 // SwinIR's group layout, which Swin2SR and SRFormer keep: `depth` layers
 // "layers.I.residual_group.blocks.J", built as Layer(r, prefix, shape, shifted) with every second
 // one shifted, then the residual conv "layers.I.conv".
@@ -101,7 +107,7 @@ ResidualGroup<LayerStack<Layer>> read_swin_group(WeightReader& r, int64_t i, con
   ResidualGroup<LayerStack<Layer>> g;
   const std::string p = "layers." + std::to_string(i);
   for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, p + ".residual_group.blocks." + std::to_string(j), s, j % 2 == 1);
-  g.conv = read_residual_conv(r, p + ".conv", s.embed, s.three_conv);
+  g.conv = read_group_conv(r, i, s);
   return g;
 }
 
