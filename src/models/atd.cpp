@@ -38,6 +38,8 @@
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
 #include "models/swin_reconstruction.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -46,42 +48,23 @@
 namespace framelift::models {
 namespace {
 
-struct AtdShape {
-  int64_t in = 3, embed = 210, layers = 6, depth = 6, heads = 6, window = 16, tokens = 128, reduced = 20, kernel = 5;
-  int64_t hidden = 420, category = 256, feat = 64, scale = 4;
-  SwinUpsampler upsampler = SwinUpsampler::PixelShuffle;
-  bool three_conv = false, qkv_bias = true, mean = true, patch_norm = true;
+// The lineage's sizes and ATD's own: the dictionary, its reduced dimension, the ConvFFN's kernel,
+// the category groups.
+struct AtdShape : SwinShape {
+  int64_t tokens = 128, reduced = 20, kernel = 5, category = 256;
+  bool qkv_bias = true, mean = true;
 };
 
 AtdShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  AtdShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 210));
-  s.layers = int64_t(p.get("layers", 6));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 16));
+  AtdShape s = swin_shape_as<AtdShape>(d);
   s.tokens = int64_t(p.get("num_tokens", 128));
   s.reduced = int64_t(p.get("reducted_dim", 20));
   s.kernel = int64_t(p.get("convffn_kernel", 5));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
   s.category = int64_t(p.get("category_size", 256));
-  s.feat = int64_t(p.get("num_feat", 64));
-  s.upsampler = SwinUpsampler(int(p.get("upsampler", 1)));
-  s.three_conv = p.get("three_conv", 0) != 0;
   s.qkv_bias = p.get("qkv_bias", 1) != 0;
   s.mean = p.get("mean", 1) != 0;
-  s.patch_norm = p.get("patch_norm", 1) != 0;
   return s;
-}
-
-// Upstream's mirror padding: the map followed by its flip, cropped (the edge pixel repeated, not
-// reflect's), repeated when the padding exceeds the map (which upstream's one flip cannot do).
-at::Tensor mirror_pad(at::Tensor x, int64_t dim, int64_t size) {
-  while (x.size(dim) < size) x = at::cat({x, x.flip({dim})}, dim);
-  return x.narrow(dim, 0, size);
 }
 
 // Hands a weight to the visitor (which moves and converts it) but keeps it in float32 on the new
@@ -92,11 +75,6 @@ void visit_fp32(at::Tensor& t, const TensorVisitor& f) {
   f(probe);
   t = t.to(probe.device(), at::kFloat);
 }
-
-// What the layers of one forward share: the shift mask for the padded map and the window bias.
-struct Context {
-  ShiftMasks& masks;
-};
 
 class Layer {
  public:
@@ -127,14 +105,14 @@ class Layer {
     }
   }
 
-  // x [B, H, W, C] (H, W multiples of the window), td [B, m, C] float32 -> the new x; td refined
-  // in place.
+  // x [B, H, W, C] (H, W multiples of the window), td [B, m, C] float32, mask: the map's shift
+  // mask (left out unless the layer shifts) -> the new x; td refined in place.
   //
   // An fp32 island in bf16 runs: the dictionary similarity (its q and k, the softmax), which
   // decides every token's category and so the groups of the category attention, the category
   // attention itself (logits scaled by up to 100, no 1/sqrt(d)), and the refinement (an instance
   // norm and a softmax over all N tokens). In bf16 they took the test frame to 31.6 dB against fp32.
-  at::Tensor operator()(const at::Tensor& x, at::Tensor& td, Context& ctx) const {
+  at::Tensor operator()(const at::Tensor& x, at::Tensor& td, const at::Tensor& mask) const {
     const int64_t b = x.size(0), h = x.size(1), w = x.size(2), c = x.size(3);
     const at::Tensor normed = norm1_(x);
     const at::Tensor qkv = wqkv_(normed);  // [B, H, W, 3C]
@@ -148,10 +126,10 @@ class Layer {
 
     const at::Tensor x_aca = category_(qkv.reshape({b, h * w, 3 * c}), sim);
 
-    const at::Tensor mask = shift_ ? ctx.masks.for_map(x) : at::Tensor();
+    const at::Tensor m = shift_ ? mask : at::Tensor();
     const at::Tensor x_win = in_windows(qkv, window_, shift_, [&](const at::Tensor& win) {
       const std::vector<at::Tensor> parts = win.chunk(3, -1);
-      return biased_attention(parts[0], parts[1], parts[2], heads_, win_bias_, mask);
+      return biased_attention(parts[0], parts[1], parts[2], heads_, win_bias_, m);
     });
 
     // Upstream's order of the four terms.
@@ -210,123 +188,73 @@ class Layer {
   at::Tensor sigma_;
 };
 
-struct Group {
+// A group's layers, which carry its token dictionary from one to the next.
+struct DictionaryLayers {
   at::Tensor td;  // [m, C]
   std::vector<Layer> layers;
-  ResidualConv conv;
+
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
+    at::Tensor dictionary = td.unsqueeze(0).expand({x.size(0), -1, -1});
+    at::Tensor y = x;
+    for (const Layer& l : layers) y = l(y, dictionary, mask);
+    // Tokens over a contiguous [B, C, H, W] map, which the group's conv then reads: ATD's results
+    // were taken that way, and a channels-last input would round that conv differently.
+    return to_tokens(to_map(y).contiguous());
+  }
+  void visit_weights(const TensorVisitor& f) {
+    visit_fp32(td, f);
+    for (Layer& l : layers) l.visit_weights(f);
+  }
 };
 
-at::Tensor to_map(const at::Tensor& t) { return t.permute({0, 3, 1, 2}); }     // [B, H, W, C] -> [B, C, H, W]
-at::Tensor to_tokens(const at::Tensor& m) { return m.permute({0, 2, 3, 1}); }  // and back
+using Group = ResidualGroup<DictionaryLayers>;
 
-class Atd : public NativeModel {
- public:
-  Atd(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)), masks_(s_.window, s_.window / 2) {
-    WeightReader r(dict, source);
-    const int64_t n = s_.window * s_.window;
-    r.recomputed("relative_position_index_SA", {n, n});  // a pure function of the window size
-    if (!s_.mean) r.recomputed("no_norm", {1});
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    if (s_.patch_norm) embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      Group g;
-      const std::string p = str("layers.", i, ".residual_group");
-      g.td = r.tensor(p + ".td", {s_.tokens, s_.embed});
-      for (int64_t j = 0; j < s_.depth; ++j) g.layers.emplace_back(r, str(p, ".layers.", j), s_, j);
-      g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.in, s_.scale);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const int64_t h = input.size(2), w = input.size(3), ws = s_.window;
-    const at::Tensor padded = mirror_pad(mirror_pad(input, 2, (h + ws - 1) / ws * ws), 3, (w + ws - 1) / ws * ws);
-    const at::Tensor mean = s_.mean ? div2k_mean(padded, s_.in) : at::zeros({1, 1, 1, 1}, padded.options());
-    const at::Tensor x = padded - mean;
-    const at::Tensor first = first_(x);
-    const at::Tensor body = after_body_(features(first)) + first;
-    const at::Tensor y = reconstruction_(body, x) + mean;
-    return y.narrow(2, 0, h * s_.scale).narrow(3, 0, w * s_.scale);
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    for (LayerNorm* n : {&embed_norm_, &norm_})
-      if (n->weight.defined()) n->visit_weights(f);
-    for (Group& g : groups_) {
-      visit_fp32(g.td, f);
-      for (Layer& l : g.layers) l.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    after_body_.visit_weights(f);
-    reconstruction_.visit_weights(f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    Context ctx{masks_};
-    const int64_t b = x.size(0);
-    at::Tensor t = to_tokens(x).contiguous();
-    if (s_.patch_norm) t = embed_norm_(t);
-    for (Group& g : groups_) {
-      at::Tensor td = g.td.unsqueeze(0).expand({b, -1, -1});
-      at::Tensor y = t;
-      for (const Layer& l : g.layers) y = l(y, td, ctx);
-      t = to_tokens(g.conv(to_map(y).contiguous())) + t;
-    }
-    return to_map(norm_(t)).contiguous();
-  }
-
-  AtdShape s_;
-  ShiftMasks masks_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Group> groups_;
-  ResidualConv after_body_;
-  SwinReconstruction reconstruction_;
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const AtdShape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  f.mean = s.mean;
+  f.mirror_pad = s.window;  // upstream's forward pads itself
+  WeightReader r(dict, source);
+  const int64_t n = s.window * s.window;
+  r.recomputed("relative_position_index_SA", {n, n});  // a pure function of the window size
+  if (!s.mean) r.recomputed("no_norm", {1});
+  return std::make_unique<SwinShell<Group>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) {
+    Group g;
+    const std::string p = str("layers.", i, ".residual_group");
+    g.blocks.td = r.tensor(p + ".td", {s.tokens, s.embed});
+    for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, str(p, ".layers.", j), s, j);
+    g.conv = read_group_conv(r, i, s);
+    return g;
+  });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string group = "layers.0.residual_group.", layer = group + "layers.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), std::string("relative_position_index_SA"), group + "td",
-                                layer + "attn_atd.scale", layer + "attn_aca.logit_scale", layer + "wqkv.weight"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": ATD layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
+  if (!has_keys(dict, {"conv_first.weight", "relative_position_index_SA", group + "td", layer + "attn_atd.scale",
+                       layer + "attn_aca.logit_scale", layer + "wqkv.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "ATD");
   if (dict.count("absolute_pos_embed"))
-    throw fail("absolute_pos_embed (ape) is a position embedding of the training crop's size, which no other size can use");
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
-  const int64_t n = dim("relative_position_index_SA", 2, 0);
+    throw checks.fail("absolute_pos_embed (ape) is a position embedding of the training crop's size, which no other size can use");
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
+  const int64_t n = checks.dim("relative_position_index_SA", 2, 0);
   const int64_t window = std::llround(std::sqrt(double(n)));
-  if (window * window != n || window % 2) throw fail(str("relative_position_index_SA has ", n, " rows, not an even window's square"));
+  if (window * window != n || window % 2)
+    throw checks.fail(str("relative_position_index_SA has ", n, " rows, not an even window's square"));
 
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   auto depth_of = [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.layers.")).size()); };
-  auto heads_of = [&](int64_t i) { return dim(str("layers.", i, ".residual_group.layers.0.attn_win.relative_position_bias_table"), 2, 1); };
+  auto heads_of = [&](int64_t i) {
+    return checks.dim(str("layers.", i, ".residual_group.layers.0.attn_win.relative_position_bias_table"), 2, 1);
+  };
   const int64_t depth = depth_of(0), heads = heads_of(0);
-  for (int64_t i = 1; i < layers; ++i)
-    if (depth_of(i) != depth || heads_of(i) != heads)
-      throw fail(str("group ", i, " has ", depth_of(i), " layers and ", heads_of(i), " heads where group 0 has ", depth, " and ", heads,
-                     "; only uniform groups are supported"));
+  checks.expect_uniform(layers, depth_of, heads_of, "group", "layers");
   // The declared constraints (src/arch/atd.cpp) before anything divides by these.
   arch::check_shapes("atd", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
 
   const SwinUpsampler u = swin_upsampler_of(dict);
   const int64_t scale = swin_reconstruction_scale(dict, u, in, source, "ATD");
   const int64_t feat = u == SwinUpsampler::PixelShuffle || u == SwinUpsampler::NearestConv ? swin_reconstruction_features(dict) : 64;
-  if (u == SwinUpsampler::NearestConv && scale != 4) throw fail(str("nearest+conv at x", scale, ": upstream builds it for x4 only"));
+  if (u == SwinUpsampler::NearestConv && scale != 4) throw checks.fail(str("nearest+conv at x", scale, ": upstream builds it for x4 only"));
   // The category size is no tensor's shape: spandrel's rule, upstream's published values (ATD-light
   // 128, ATD 256).
   const bool light = u == SwinUpsampler::PixelShuffleDirect && embed == 48;
@@ -341,10 +269,10 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
               {"depth", double(depth)},
               {"heads", double(heads)},
               {"window_size", double(window)},
-              {"num_tokens", double(dim(layer + "attn_atd.scale", 1, 0))},
-              {"reducted_dim", double(dim(layer + "attn_atd.wq.weight", 2, 0))},
-              {"convffn_kernel", double(dim(layer + "convffn.dwconv.depthwise_conv.0.weight", 4, 2))},
-              {"mlp_hidden", double(dim(layer + "convffn.fc1.weight", 2, 0))},
+              {"num_tokens", double(checks.dim(layer + "attn_atd.scale", 1, 0))},
+              {"reducted_dim", double(checks.dim(layer + "attn_atd.wq.weight", 2, 0))},
+              {"convffn_kernel", double(checks.dim(layer + "convffn.dwconv.depthwise_conv.0.weight", 4, 2))},
+              {"mlp_hidden", double(checks.dim(layer + "convffn.fc1.weight", 2, 0))},
               {"category_size", light ? 128.0 : 256.0},
               {"upsampler", double(int(u))},
               {"num_feat", double(feat)},
@@ -358,10 +286,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture atd_architecture() {
-  return {"atd", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Atd>(dict, d, source);
-          }};
+  return {"atd", detect, build};
 }
 
 }  // namespace framelift::models

@@ -32,6 +32,8 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -40,26 +42,18 @@
 namespace framelift::models {
 namespace {
 
-struct DatShape {
-  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, split_h = 8, split_w = 32, hidden = 720, feat = 64, scale = 4;
-  bool three_conv = false, direct = false, qkv_bias = true;
+// The lineage's sizes (no square window) and DAT's own: the split windows, the SGFN's width.
+struct DatShape : SwinShape {
+  int64_t split_h = 8, split_w = 32;
+  bool qkv_bias = true;
 };
 
 DatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  DatShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
+  DatShape s = swin_shape_as<DatShape>(d);
   s.split_h = int64_t(p.get("split_height", 8));
   s.split_w = int64_t(p.get("split_width", 32));
-  s.hidden = int64_t(p.get("ffn_hidden", 4.0 * s.embed));
-  s.feat = int64_t(p.get("num_feat", 64));
-  s.three_conv = p.get("three_conv", 0) != 0;
-  s.direct = p.get("upsampler", 1) == 2;
+  s.hidden = int64_t(p.get("ffn_hidden", 4.0 * double(s.embed)));
   s.qkv_bias = p.get("qkv_bias", 1) != 0;
   return s;
 }
@@ -100,9 +94,6 @@ class Interaction {
  private:
   Conv2d dwconv_, channel_down_, channel_up_, spatial_down_, spatial_up_;
 };
-
-at::Tensor to_map(const at::Tensor& t) { return t.permute({0, 3, 1, 2}); }     // [B, H, W, C] -> [B, C, H, W]
-at::Tensor to_tokens(const at::Tensor& m) { return m.permute({0, 2, 3, 1}); }  // and back
 
 // One of the spatial attention's two branches: C/2 channels in wh x ww windows.
 struct SplitWindows {
@@ -251,7 +242,8 @@ class Block {
     else channel_.emplace(r, p + ".attn", s);
   }
 
-  at::Tensor operator()(const at::Tensor& x) {
+  // The shell's shift mask is none: the spatial attention keeps one per split window.
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& /*mask*/) {
     const at::Tensor normed = norm1_(x);
     const at::Tensor y = x + (spatial_ ? (*spatial_)(normed) : (*channel_)(normed));
     return y + ffn_(norm2_(y));
@@ -271,139 +263,71 @@ class Block {
   Sgfn ffn_;
 };
 
-struct Group {
-  std::vector<Block> blocks;
-  ResidualConv conv;
-};
+using Group = ResidualGroup<LayerStack<Block>>;
 
-class Dat : public NativeModel {
- public:
-  Dat(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "before_RG.1", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      Group g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str("layers.", i, ".blocks.", j), s_, i, j);
-      g.conv = read_residual_conv(r, str("layers.", i, ".conv"), s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    if (s_.direct) {
-      direct_ = read_conv(r, "upsample.0", s_.embed, s_.in * s_.scale * s_.scale, 3);
-    } else {
-      before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-      upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-      last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    }
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    const at::Tensor body = after_body_(features(first)) + first;
-    if (s_.direct) return at::pixel_shuffle(direct_(body), s_.scale) + mean;
-    return last_(upsample_(at::leaky_relu(before_upsample_(body), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    for (LayerNorm* n : {&embed_norm_, &norm_}) n->visit_weights(f);
-    for (Group& g : groups_) {
-      for (Block& b : g.blocks) b.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    after_body_.visit_weights(f);
-    for (Conv2d* c : {&direct_, &before_upsample_, &last_})
-      if (c->weight.defined()) visit(*c, f);
-    upsample_.visit_weights(f);
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(to_tokens(x));
-    for (Group& g : groups_) {
-      at::Tensor y = t;
-      for (Block& b : g.blocks) y = b(y);
-      t = to_tokens(g.conv(to_map(y))) + t;
-    }
-    return to_map(norm_(t)).contiguous();
-  }
-
-  DatShape s_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Group> groups_;
-  ResidualConv after_body_;
-  Conv2d direct_, before_upsample_, last_;
-  PixelShuffleUpsampler upsample_;
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const DatShape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  f.embed_norm = "before_RG.1";
+  f.masks.reset();  // the split windows keep their own
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Group>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) {
+    Group g;
+    for (int64_t j = 0; j < s.depth; ++j) g.blocks.layers.emplace_back(r, str("layers.", i, ".blocks.", j), s, i, j);
+    g.conv = read_group_conv(r, i, s);
+    return g;
+  });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.blocks.0.", branch = block + "attn.attns.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), std::string("before_RG.1.weight"), branch + "rpe_biases",
-                                branch + "relative_position_index", block + "ffn.sg.conv.weight", block + "ffn.fc1.weight"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": DAT layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
+  if (!has_keys(dict, {"conv_first.weight", "before_RG.1.weight", branch + "rpe_biases", branch + "relative_position_index",
+                       block + "ffn.sg.conv.weight", block + "ffn.fc1.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "DAT");
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
 
   // The split sizes: branch 0's window is s0 x s1; the last row of its offset table is (s0 - 1, s1 - 1),
   // the only place the order shows (branch 1's s1 x s0 tables have the same shapes).
   const at::Tensor& offsets = dict.at(branch + "rpe_biases");
-  if (offsets.dim() != 2 || offsets.size(1) != 2 || offsets.size(0) < 1) throw fail(branch + "rpe_biases is not a table of offsets");
+  if (offsets.dim() != 2 || offsets.size(1) != 2 || offsets.size(0) < 1) throw checks.fail(branch + "rpe_biases is not a table of offsets");
   const at::Tensor last = offsets[-1].to(at::kDouble);
   // Values, not shapes: bounded before llround, which is undefined past int64's range.
   for (int k = 0; k < 2; ++k)
-    if (!(std::fabs(last[k].item<double>()) <= arch::kMaxParam)) throw fail(branch + "rpe_biases holds an offset beyond any window");
+    if (!(std::fabs(last[k].item<double>()) <= arch::kMaxParam)) throw checks.fail(branch + "rpe_biases holds an offset beyond any window");
   const int64_t s0 = std::llround(last[0].item<double>()) + 1, s1 = std::llround(last[1].item<double>()) + 1;
-  const int64_t n = dim(branch + "relative_position_index", 2, 0);
+  const int64_t n = checks.dim(branch + "relative_position_index", 2, 0);
   if (s0 < 1 || s1 < 1 || s0 * s1 != n || offsets.size(0) != (2 * s0 - 1) * (2 * s1 - 1))
-    throw fail(str("split ", s0, "x", s1, " from rpe_biases does not fit its ", offsets.size(0), " rows and ", n, " window tokens"));
+    throw checks.fail(str("split ", s0, "x", s1, " from rpe_biases does not fit its ", offsets.size(0), " rows and ", n, " window tokens"));
   if (std::max(s0, s1) % std::min(s0, s1))
-    throw fail(str("split ", s0, "x", s1, ": upstream pads to the larger side only, which needs the smaller to divide it"));
+    throw checks.fail(str("split ", s0, "x", s1, ": upstream pads to the larger side only, which needs the smaller to divide it"));
 
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   const int64_t depth = int64_t(key_indices(dict, "layers.0.blocks.").size());
   // Heads: the channel blocks' temperatures, or twice the spatial branches' position-bias heads.
   auto heads_of = [&](int64_t i) {
     const std::string b = str("layers.", i, ".blocks.");
-    if (dict.count(b + "1.attn.temperature")) return dim(b + "1.attn.temperature", 3, 0);
-    return 2 * dim(b + "0.attn.attns.0.pos.pos3.2.weight", 2, 0);
+    if (dict.count(b + "1.attn.temperature")) return checks.dim(b + "1.attn.temperature", 3, 0);
+    return 2 * checks.dim(b + "0.attn.attns.0.pos.pos3.2.weight", 2, 0);
   };
   const int64_t heads = heads_of(0);
   // The declared constraints (src/arch/dat.cpp) before anything divides by these.
   arch::check_shapes("dat", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
-  for (int64_t i = 1; i < layers; ++i) {
-    const int64_t d = int64_t(key_indices(dict, str("layers.", i, ".blocks.")).size()), h = heads_of(i);
-    if (d != depth || h != heads)
-      throw fail(str("layer ", i, " has ", d, " blocks and ", h, " heads where layer 0 has ", depth, " and ", heads,
-                     "; only uniform layers are supported"));
-  }
-  const int64_t hidden = dim(block + "ffn.fc1.weight", 2, 0);
-  if (hidden % 2) throw fail(str("ffn.fc1 makes ", hidden, " channels, which the spatial gate cannot halve"));
+  checks.expect_uniform(layers, [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".blocks.")).size()); }, heads_of);
+  const int64_t hidden = checks.dim(block + "ffn.fc1.weight", 2, 0);
+  if (hidden % 2) throw checks.fail(str("ffn.fc1 makes ", hidden, " channels, which the spatial gate cannot halve"));
 
   const bool direct = !dict.count("conv_last.weight");
   int64_t scale = 1, feat = 64;
   if (direct) {
     const auto o = dim_of(dict, "upsample.0.weight", 4, 0);
     const std::optional<int> s = o ? shuffle_factor(*o, in) : std::nullopt;
-    if (!s) throw fail("neither conv_last nor an upsample.0 making input channels times a square scale");
+    if (!s) throw checks.fail("neither conv_last nor an upsample.0 making input channels times a square scale");
     scale = *s;
   } else {
     const UpsamplerScale s = pixel_shuffle_scale(dict, "upsample");
-    if (!s.error.empty()) throw fail(s.error);
+    if (!s.error.empty()) throw checks.fail(s.error);
     scale = s.scale;
-    feat = dim("conv_last.weight", 4, 1);
+    feat = checks.dim("conv_last.weight", 4, 1);
   }
 
   DetectedArch d;
@@ -428,10 +352,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture dat_architecture() {
-  return {"dat", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Dat>(dict, d, source);
-          }};
+  return {"dat", detect, build};
 }
 
 }  // namespace framelift::models

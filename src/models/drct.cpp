@@ -34,6 +34,9 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layer.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -45,9 +48,10 @@ namespace {
 constexpr int kDenseLayers = 5;
 constexpr double kDenseScale = 0.2;  // the RDG's residual scale, fixed upstream
 
-struct DrctShape {
-  int64_t in = 3, embed = 180, layers = 6, heads = 6, window = 16, hidden = 360, growth = 32, feat = 64, scale = 4;
-  bool shifted = true, after_body = true, patch_norm = true;
+// The lineage's sizes (no depth: a group has five dense layers) and DRCT's own.
+struct DrctShape : SwinShape {
+  int64_t growth = 32;
+  bool shifted = true;
 
   int64_t width(int k) const { return embed + k * growth; }  // channels of dense layer k (0-based)
   // Upstream's head count for a width that need not be a multiple of `heads`.
@@ -61,65 +65,12 @@ struct DrctShape {
 
 DrctShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  DrctShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 16));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
+  DrctShape s = swin_shape_as<DrctShape>(d);
+  s.upsampler = SwinUpsampler::PixelShuffle;  // DRCT's only reconstruction
   s.growth = int64_t(p.get("growth", 32));
-  s.feat = int64_t(p.get("num_feat", 64));
   s.shifted = p.get("shifted", 1) != 0;
-  s.after_body = p.get("conv_after_body", 1) != 0;
-  s.patch_norm = p.get("patch_norm", 1) != 0;
   return s;
 }
-
-class SwinLayer {
- public:
-  SwinLayer(WeightReader& r, const std::string& p, int64_t c, int64_t heads, int64_t hidden, int64_t window, int64_t shift)
-      : heads_(heads),
-        window_(window),
-        shift_(shift),
-        norm1_(read_layer_norm(r, p + ".norm1", c)),
-        qkv_(read_linear(r, p + ".attn.qkv", c, 3 * c)),
-        proj_(read_linear(r, p + ".attn.proj", c, c)),
-        norm2_(read_layer_norm(r, p + ".norm2", c)),
-        fc1_(read_linear(r, p + ".mlp.fc1", c, hidden)),
-        fc2_(read_linear(r, p + ".mlp.fc2", hidden, c)) {
-    const int64_t n = window * window, span = 2 * window - 1;
-    const at::Tensor table = r.tensor(p + ".attn.relative_position_bias_table", {span * span, heads});
-    r.recomputed(p + ".attn.relative_position_index", {n, n});  // a pure function of the window
-    if (shift && r.has(p + ".attn_mask")) r.recomputed(p + ".attn_mask", {-1, n, n});  // for the training crop only
-    bias_ = gathered_bias(table, relative_position_index(window));  // [heads, n, n], gathered once
-  }
-
-  // x: [B, H, W, C]; mask: the shift mask for H x W (ignored by an unshifted layer).
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor m = shift_ ? mask : at::Tensor();
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) {
-                           const std::vector<at::Tensor> qkv = qkv_(t).chunk(3, -1);
-                           return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, m));
-                         });
-    return z + fc2_(at::gelu(fc1_(norm2_(z))));
-  }
-
-  void visit_weights(const TensorVisitor& f) {
-    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
-    for (Linear* l : {&qkv_, &proj_, &fc1_, &fc2_}) l->visit_weights(f);
-    f(bias_);
-  }
-
- private:
-  int64_t heads_, window_, shift_;
-  LayerNorm norm1_;
-  Linear qkv_, proj_;
-  LayerNorm norm2_;
-  Linear fc1_, fc2_;
-  at::Tensor bias_;
-};
 
 // A residual dense group: the five layers and their 1x1 fusions ("adjust"), in token layout.
 class Rdg {
@@ -127,7 +78,7 @@ class Rdg {
   Rdg(WeightReader& r, const std::string& p, const DrctShape& s) {
     for (int k = 0; k < kDenseLayers; ++k) {
       const int64_t shift = s.shifted && k % 2 == 1 ? s.window / 2 : 0;
-      layers_.emplace_back(r, str(p, ".swin", k + 1), s.width(k), s.heads_of(k), s.hidden_of(k), s.window, shift);
+      layers_.emplace_back(r, str(p, ".swin", k + 1), SwinLayerSize{s.width(k), s.heads_of(k), s.hidden_of(k), s.window, shift});
       adjust_.push_back(read_conv(r, str(p, ".adjust", k + 1), s.width(k), k + 1 < kDenseLayers ? s.growth : s.embed, 1));
     }
   }
@@ -154,93 +105,39 @@ class Rdg {
   std::vector<Conv2d> adjust_;
 };
 
-class Drct : public NativeModel {
- public:
-  Drct(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    if (s_.patch_norm) embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) groups_.emplace_back(r, str("layers.", i), s_);
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
-    before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-    upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-    last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    at::Tensor body = features(first);
-    if (s_.after_body) body = after_body_(body);
-    return last_(upsample_(at::leaky_relu(before_upsample_(body + first), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    if (s_.patch_norm) embed_norm_.visit_weights(f);
-    for (Rdg& g : groups_) g.visit_weights(f);
-    norm_.visit_weights(f);
-    if (s_.after_body) visit(after_body_, f);
-    visit(before_upsample_, f);
-    upsample_.visit_weights(f);
-    visit(last_, f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = x.permute({0, 2, 3, 1});
-    if (s_.patch_norm) t = embed_norm_(t);
-    const at::Tensor mask = s_.shifted ? masks_.for_map(t) : at::Tensor();
-    for (const Rdg& g : groups_) t = g(t, mask);
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  DrctShape s_;
-  Conv2d first_, after_body_, before_upsample_, last_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rdg> groups_;
-  PixelShuffleUpsampler upsample_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const DrctShape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  if (!s.shifted) f.masks.reset();
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Rdg>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) { return Rdg(r, str("layers.", i), s); });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string swin1 = "layers.0.swin1.";
-  for (const std::string& key : {std::string("conv_first.weight"), swin1 + "attn.relative_position_bias_table",
-                                 swin1 + "mlp.fc1.weight", std::string("layers.0.adjust1.weight"),
-                                 std::string("layers.0.adjust5.weight"), std::string("norm.weight")})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": DRCT layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
+  if (!has_keys(dict, {"conv_first.weight", swin1 + "attn.relative_position_bias_table", swin1 + "mlp.fc1.weight",
+                       "layers.0.adjust1.weight", "layers.0.adjust5.weight", "norm.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "DRCT");
   // Variants upstream has but no published model uses, refused by name rather than run wrongly.
   if (!dict.count("conv_last.weight"))
-    throw fail("no conv_last: a DRCT without the pixel-shuffle reconstruction (upsampler \"\") is not supported "
+    throw checks.fail("no conv_last: a DRCT without the pixel-shuffle reconstruction (upsampler \"\") is not supported "
                "(upstream returns its input unchanged then)");
   if (dict.count("absolute_pos_embed"))
-    throw fail("absolute_pos_embed (ape): a position embedding fixed to the training size is not supported");
+    throw checks.fail("absolute_pos_embed (ape): a position embedding fixed to the training size is not supported");
 
   DrctShape s;
-  s.embed = dim("conv_first.weight", 4, 0);
-  s.in = dim("conv_first.weight", 4, 1);
-  const int64_t rows = dim(swin1 + "attn.relative_position_bias_table", 2, 0);
+  s.embed = checks.dim("conv_first.weight", 4, 0);
+  s.in = checks.dim("conv_first.weight", 4, 1);
+  const int64_t rows = checks.dim(swin1 + "attn.relative_position_bias_table", 2, 0);
   const int64_t span = std::llround(std::sqrt(double(rows)));
   s.window = (span + 1) / 2;
   if (span * span != rows || span % 2 == 0 || s.window < 2)
-    throw fail(str("a relative position table of ", rows, " rows is not (2 ws - 1)^2 for a window ws"));
-  s.heads = dim(swin1 + "attn.relative_position_bias_table", 2, 1);
-  s.hidden = dim(swin1 + "mlp.fc1.weight", 2, 0);
-  s.growth = dim("layers.0.adjust1.weight", 4, 0);
+    throw checks.fail(str("a relative position table of ", rows, " rows is not (2 ws - 1)^2 for a window ws"));
+  s.heads = checks.dim(swin1 + "attn.relative_position_bias_table", 2, 1);
+  s.hidden = checks.dim(swin1 + "mlp.fc1.weight", 2, 0);
+  s.growth = checks.dim("layers.0.adjust1.weight", 4, 0);
   s.layers = int64_t(key_indices(dict, "layers.").size());
-  s.feat = dim("conv_last.weight", 4, 1);
+  s.feat = checks.dim("conv_last.weight", 4, 1);
   s.shifted = dict.count("layers.0.swin2.attn_mask") != 0;
   s.after_body = dict.count("conv_after_body.weight") != 0;
   s.patch_norm = dict.count("patch_embed.norm.weight") != 0;
@@ -248,17 +145,18 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   arch::check_shapes("drct", {{"embed_dim", double(s.embed)}, {"heads", double(s.heads)}, {"growth", double(s.growth)},
                               {"in_channels", double(s.in)}},
                      source);
-  if (dim("conv_last.weight", 4, 0) != s.in) throw fail(str("conv_last makes ", dim("conv_last.weight", 4, 0), " channels from ", s.in));
+  if (const int64_t out = checks.dim("conv_last.weight", 4, 0); out != s.in)
+    throw checks.fail(str("conv_last makes ", out, " channels from ", s.in));
   for (int k = 0; k < kDenseLayers; ++k)
     if (s.heads_of(k) <= 0 || s.width(k) % s.heads_of(k))
-      throw fail(str("dense layer ", k + 1, "'s ", s.width(k), " channels do not split into its ", s.heads_of(k), " heads"));
+      throw checks.fail(str("dense layer ", k + 1, "'s ", s.width(k), " channels do not split into its ", s.heads_of(k), " heads"));
   for (int64_t i = 1; i < s.layers; ++i) {
     const auto h = dim_of(dict, str("layers.", i, ".swin1.attn.relative_position_bias_table"), 2, 1);
     if (h && *h != s.heads)
-      throw fail(str("layer ", i, " has ", *h, " heads where layer 0 has ", s.heads, "; only uniform layers are supported"));
+      throw checks.fail(str("layer ", i, " has ", *h, " heads where layer 0 has ", s.heads, "; only uniform layers are supported"));
   }
   const UpsamplerScale scale = pixel_shuffle_scale(dict, "upsample");
-  if (!scale.error.empty()) throw fail(scale.error);
+  if (!scale.error.empty()) throw checks.fail(scale.error);
 
   DetectedArch d;
   d.arch = "drct";
@@ -281,10 +179,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture drct_architecture() {
-  return {"drct", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Drct>(dict, d, source);
-          }};
+  return {"drct", detect, build};
 }
 
 }  // namespace framelift::models

@@ -18,7 +18,6 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
-#include <map>
 #include <optional>
 
 #include "arch/declaration.h"
@@ -26,6 +25,9 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/swin_convs.h"
+#include "models/swin_layer.h"
+#include "models/swin_layout.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -36,28 +38,18 @@ namespace {
 
 constexpr double kConvScale = 0.01;
 
-struct HatShape {
-  int64_t in = 3, embed = 180, layers = 6, depth = 6, heads = 6, window = 16, overlap = 24, hidden = 360, feat = 64;
-  int64_t compressed = 60, squeezed = 6, scale = 4;
-  bool after_body = true;
+// The lineage's sizes and HAT's own: the overlapping window and the conv block's channels.
+struct HatShape : SwinShape {
+  int64_t overlap = 24, compressed = 60, squeezed = 6;
 };
 
 HatShape shape_of(const DetectedArch& d) {
   const auto& p = d.params;
-  HatShape s;
-  s.in = d.in_channels;
-  s.scale = d.scale;
-  s.embed = int64_t(p.get("embed_dim", 180));
-  s.layers = int64_t(p.get("layers", 6));
-  s.depth = int64_t(p.get("depth", 6));
-  s.heads = int64_t(p.get("heads", 6));
-  s.window = int64_t(p.get("window_size", 16));
+  HatShape s = swin_shape_as<HatShape>(d);
+  s.upsampler = SwinUpsampler::PixelShuffle;  // HAT's only reconstruction
   s.overlap = int64_t(p.get("overlap_window", 24));
-  s.hidden = int64_t(p.get("mlp_hidden", 2.0 * s.embed));
-  s.feat = int64_t(p.get("num_feat", 64));
   s.compressed = int64_t(p.get("cab_channels", s.embed / 3));
   s.squeezed = int64_t(p.get("squeeze_channels", s.embed / 30));
-  s.after_body = p.get("conv_after_body", 1) != 0;
   return s;
 }
 
@@ -75,53 +67,31 @@ struct Cab {
   }
 };
 
+// A hybrid attention block: a Swin layer whose attention is joined by the channel-attention conv
+// block on the same normed map.
 class Hab {
  public:
   Hab(WeightReader& r, const std::string& p, const HatShape& s, bool shifted)
-      : heads_(s.heads),
-        window_(s.window),
-        shift_(shifted ? s.window / 2 : 0),
-        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
-        qkv_(read_linear(r, p + ".attn.qkv", s.embed, 3 * s.embed)),
-        proj_(read_linear(r, p + ".attn.proj", s.embed, s.embed)),
+      : swin_(r, p, SwinLayerSize{s.embed, s.heads, s.hidden, s.window, shifted ? s.window / 2 : 0, false}),
         cab_{read_conv(r, p + ".conv_block.cab.0", s.embed, s.compressed, 3), read_conv(r, p + ".conv_block.cab.2", s.compressed, s.embed, 3),
              read_conv(r, p + ".conv_block.cab.3.attention.1", s.embed, s.squeezed, 1, 1, 0),
-             read_conv(r, p + ".conv_block.cab.3.attention.3", s.squeezed, s.embed, 1, 1, 0)},
-        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
-        mlp_{read_linear(r, p + ".mlp.fc1", s.embed, s.hidden), read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)} {
-    const int64_t span = 2 * s.window - 1;
-    bias_ = gathered_bias(r.tensor(p + ".attn.relative_position_bias_table", {span * span, s.heads}), relative_position_index(s.window));
-  }
+             read_conv(r, p + ".conv_block.cab.3.attention.3", s.squeezed, s.embed, 1, 1, 0)} {}
 
   // x: [B, H, W, C]; mask: the shift mask for H x W.
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const int64_t b = x.size(0), h = x.size(1), w = x.size(2);
-    const at::Tensor normed = norm1_(x);
+    const at::Tensor normed = swin_.norm1(x);
     const at::Tensor conv = cab_(normed.permute({0, 3, 1, 2})).permute({0, 2, 3, 1});
-    at::Tensor y = shift_ ? at::roll(normed, {-shift_, -shift_}, {1, 2}) : normed;
-    const at::Tensor windows = window_partition(y, window_);
-    const std::vector<at::Tensor> qkv = qkv_(windows).chunk(3, -1);
-    y = window_merge(proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, shift_ ? mask : at::Tensor())), b, h, w, window_);
-    if (shift_) y = at::roll(y, {shift_, shift_}, {1, 2});
-    const at::Tensor z = x + y + conv * kConvScale;
-    return z + mlp_(norm2_(z));
+    return swin_.feed_forward(x + swin_.attention(normed, mask) + conv * kConvScale);
   }
 
   void visit_weights(const TensorVisitor& f) {
-    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
-    for (Linear* l : {&qkv_, &proj_, &mlp_.fc1, &mlp_.fc2}) l->visit_weights(f);
+    swin_.visit_weights(f);
     for (Conv2d* c : {&cab_.down, &cab_.up, &cab_.squeeze, &cab_.excite}) visit(*c, f);
-    f(bias_);
   }
 
  private:
-  int64_t heads_, window_, shift_;
-  LayerNorm norm1_;
-  Linear qkv_, proj_;
+  SwinLayer swin_;
   Cab cab_;
-  LayerNorm norm2_;
-  Mlp mlp_;
-  at::Tensor bias_;
 };
 
 // Overlapping cross-attention: queries in ws x ws windows, keys and values in the ows x ows window
@@ -171,122 +141,63 @@ class Ocab {
   at::Tensor bias_;
 };
 
-// A residual hybrid attention group: the HABs, the OCAB, a conv in image layout, plus the input.
-struct Rhag {
-  std::vector<Hab> blocks;
+// What a residual hybrid attention group runs in token layout: the HABs, then the OCAB.
+struct AttentionBlocks {
+  LayerStack<Hab> habs;
   std::optional<Ocab> overlap;
-  Conv2d conv;
+
+  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) { return (*overlap)(habs(x, mask)); }
+  void visit_weights(const TensorVisitor& f) {
+    habs.visit_weights(f);
+    overlap->visit_weights(f);
+  }
 };
 
-class Hat : public NativeModel {
- public:
-  Hat(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    const int64_t n = s_.window * s_.window, on = s_.overlap * s_.overlap;
-    r.recomputed("relative_position_index_SA", {n, n});  // pure functions of the window sizes
-    r.recomputed("relative_position_index_OCA", {n, on});
-    // Upstream's index runs negative for many pairs and PyTorch's indexing wraps those to the table's
-    // end; the trained tables depend on it, so the wrap is kept.
-    const int64_t rows = (s_.window + s_.overlap - 1) * (s_.window + s_.overlap - 1);
-    const at::Tensor oca_index = at::remainder(overlapping_window_index(s_.window, s_.overlap), rows);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      Rhag g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.overlap.emplace(r, p + ".residual_group.overlap_attn", s_, oca_index);
-      g.conv = read_conv(r, p + ".conv", s_.embed, s_.embed, 3);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    if (s_.after_body) after_body_ = read_conv(r, "conv_after_body", s_.embed, s_.embed, 3);
-    before_upsample_ = read_conv(r, "conv_before_upsample.0", s_.embed, s_.feat, 3);
-    upsample_ = read_pixel_shuffle_upsampler(r, "upsample", s_.feat, s_.scale);
-    last_ = read_conv(r, "conv_last", s_.feat, s_.in, 3);
-    r.expect_all_used();
-  }
+// A residual hybrid attention group (RHAG): those blocks, a conv in image layout, plus the input.
+using Rhag = ResidualGroup<AttentionBlocks>;
 
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor first = first_(input - mean);
-    at::Tensor body = features(first);
-    if (s_.after_body) body = after_body_(body);
-    return last_(upsample_(at::leaky_relu(before_upsample_(body + first), 0.01))) + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    embed_norm_.visit_weights(f);
-    for (Rhag& g : groups_) {
-      for (Hab& b : g.blocks) b.visit_weights(f);
-      g.overlap->visit_weights(f);
-      visit(g.conv, f);
-    }
-    norm_.visit_weights(f);
-    if (s_.after_body) visit(after_body_, f);
-    visit(before_upsample_, f);
-    upsample_.visit_weights(f);
-    visit(last_, f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = masks_.for_map(t);
-    for (const Rhag& g : groups_) {
-      at::Tensor y = t;
-      for (const Hab& b : g.blocks) y = b(y, mask);
-      y = (*g.overlap)(y);
-      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  HatShape s_;
-  Conv2d first_, after_body_, before_upsample_, last_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rhag> groups_;
-  PixelShuffleUpsampler upsample_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const HatShape s = shape_of(d);
+  WeightReader r(dict, source);
+  const int64_t n = s.window * s.window, on = s.overlap * s.overlap;
+  r.recomputed("relative_position_index_SA", {n, n});  // pure functions of the window sizes
+  r.recomputed("relative_position_index_OCA", {n, on});
+  // Upstream's index runs negative for many pairs and PyTorch's indexing wraps those to the table's
+  // end; the trained tables depend on it, so the wrap is kept.
+  const int64_t rows = (s.window + s.overlap - 1) * (s.window + s.overlap - 1);
+  const at::Tensor oca_index = at::remainder(overlapping_window_index(s.window, s.overlap), rows);
+  return std::make_unique<SwinShell<Rhag>>(r, d, swin_frame(s), [&](WeightReader& r, int64_t i) {
+    const std::string p = str("layers.", i);
+    Rhag g;
+    for (int64_t j = 0; j < s.depth; ++j) g.blocks.habs.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s, j % 2 == 1);
+    g.blocks.overlap.emplace(r, p + ".residual_group.overlap_attn", s, oca_index);
+    g.conv = read_group_conv(r, i, s);  // 1conv: HAT has no other
+    return g;
+  });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string group = "layers.0.residual_group.", block = group + "blocks.0.";
-  for (const std::string key : {std::string("relative_position_index_SA"), std::string("relative_position_index_OCA"),
-                                std::string("conv_first.weight"), block + "conv_block.cab.0.weight",
-                                group + "overlap_attn.relative_position_bias_table", std::string("conv_last.weight")})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": HAT layout: ", why)); };
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
-  const int64_t n = dim("relative_position_index_SA", 2, 0), on = dim("relative_position_index_OCA", 2, 1);
+  if (!has_keys(dict, {"relative_position_index_SA", "relative_position_index_OCA", "conv_first.weight",
+                       block + "conv_block.cab.0.weight", group + "overlap_attn.relative_position_bias_table",
+                       "conv_last.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "HAT");
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
+  const int64_t n = checks.dim("relative_position_index_SA", 2, 0), on = checks.dim("relative_position_index_OCA", 2, 1);
   const int64_t window = std::llround(std::sqrt(double(n))), overlap = std::llround(std::sqrt(double(on)));
   if (window * window != n || overlap * overlap != on || overlap < window || (overlap - window) % 2)
-    throw fail(str("window tables of ", n, " and ", on, " tokens are not a window and a wider centred one"));
-  const int64_t heads = dim(group + "overlap_attn.relative_position_bias_table", 2, 1);
+    throw checks.fail(str("window tables of ", n, " and ", on, " tokens are not a window and a wider centred one"));
+  const int64_t heads = checks.dim(group + "overlap_attn.relative_position_bias_table", 2, 1);
   // The declared constraints (src/arch/hat.cpp) before anything divides by these.
   arch::check_shapes("hat", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   const int64_t depth = int64_t(key_indices(dict, group + "blocks.").size());
-  for (int64_t i = 1; i < layers; ++i) {
-    const std::string g = str("layers.", i, ".residual_group.");
-    const int64_t d = int64_t(key_indices(dict, g + "blocks.").size());
-    const auto h = dim_of(dict, g + "overlap_attn.relative_position_bias_table", 2, 1);
-    if (d != depth || h != heads)
-      throw fail(str("layer ", i, " has ", d, " blocks and ", h.value_or(0), " heads where layer 0 has ", depth, " and ", heads,
-                     "; only uniform layers are supported"));
-  }
-  const int64_t feat = dim("conv_last.weight", 4, 1);
+  checks.expect_uniform(
+      layers, [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.blocks.")).size()); },
+      [&](int64_t i) { return dim_of(dict, str("layers.", i, ".residual_group.overlap_attn.relative_position_bias_table"), 2, 1); });
+  const int64_t feat = checks.dim("conv_last.weight", 4, 1);
   const UpsamplerScale scale = pixel_shuffle_scale(dict, "upsample");
-  if (!scale.error.empty()) throw fail(scale.error);
+  if (!scale.error.empty()) throw checks.fail(scale.error);
   DetectedArch d;
   d.arch = "hat";
   d.scale = int(scale.scale);
@@ -298,9 +209,9 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
               {"heads", double(heads)},
               {"window_size", double(window)},
               {"overlap_window", double(overlap)},
-              {"mlp_hidden", double(dim(block + "mlp.fc1.weight", 2, 0))},
-              {"cab_channels", double(dim(block + "conv_block.cab.0.weight", 4, 0))},
-              {"squeeze_channels", double(dim(block + "conv_block.cab.3.attention.1.weight", 4, 0))},
+              {"mlp_hidden", double(checks.dim(block + "mlp.fc1.weight", 2, 0))},
+              {"cab_channels", double(checks.dim(block + "conv_block.cab.0.weight", 4, 0))},
+              {"squeeze_channels", double(checks.dim(block + "conv_block.cab.3.attention.1.weight", 4, 0))},
               {"num_feat", double(feat)},
               {"conv_after_body", dict.count("conv_after_body.weight") ? 1.0 : 0.0}};
   return d;
@@ -309,10 +220,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture hat_architecture() {
-  return {"hat", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Hat>(dict, d, source);
-          }};
+  return {"hat", detect, build};
 }
 
 }  // namespace framelift::models

@@ -23,9 +23,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
-#include <map>
 #include <optional>
-#include <utility>
 
 #include "arch/declaration.h"
 #include "models/builtin_architectures.h"
@@ -34,6 +32,7 @@
 #include "models/state_dict_keys.h"
 #include "models/swin_layout.h"
 #include "models/swin_reconstruction.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -63,15 +62,14 @@ class PsaBlock {
     bias_ = gathered_bias(table, permuted_window_index(s.window));  // [heads, n, keys], once
   }
 
-  // x: [B, H, W, C]; mask: the permuted shift mask for H x W (undefined for an unshifted block).
+  // x: [B, H, W, C]; mask: the permuted shift mask for H x W, which an unshifted block leaves out.
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, mask); });
+    const at::Tensor m = shift_ ? mask : at::Tensor();
+    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, m); });
     const at::Tensor h = at::gelu(fc1_(norm2_(z)));
     const at::Tensor local = at::gelu(depthwise(dwconv_, h.permute({0, 3, 1, 2}))).permute({0, 2, 3, 1});
     return z + fc2_(h + local);
   }
-
-  bool shifted() const { return shift_ != 0; }
 
   void visit_weights(const TensorVisitor& f) {
     for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
@@ -104,118 +102,46 @@ class PsaBlock {
 };
 
 // A permuted self-attention group: the blocks, then a conv in image layout, plus the input.
-struct PsaGroup {
-  std::vector<PsaBlock> blocks;
-  ResidualConv conv;
-};
+using PsaGroup = ResidualGroup<LayerStack<PsaBlock>>;
 
-class SRFormer : public NativeModel {
- public:
-  SRFormer(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(swin_shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      PsaGroup g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.blocks.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.conv = read_residual_conv(r, p + ".conv", s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.out, s_.scale);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor x = (input - mean) * s_.img_range;
-    const at::Tensor first = first_(x);
-    return reconstruction_(after_body_(features(first)) + first, x) / s_.img_range + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    embed_norm_.visit_weights(f);
-    for (PsaGroup& g : groups_) {
-      for (PsaBlock& b : g.blocks) b.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    norm_.visit_weights(f);
-    after_body_.visit_weights(f);
-    reconstruction_.visit_weights(f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The shift mask of an H x W token map, in its dtype and device, built at its first map.
-  const at::Tensor& mask_for(const at::Tensor& tokens) {
-    const std::pair<int64_t, int64_t> size{tokens.size(1), tokens.size(2)};
-    auto it = masks_.find(size);
-    if (it == masks_.end())
-      it = masks_.emplace(size, permuted_shift_mask(size.first, size.second, s_.window, s_.window / 2).to(tokens.options())).first;
-    return it->second;
-  }
-
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = mask_for(t);
-    for (const PsaGroup& g : groups_) {
-      at::Tensor y = t;
-      for (const PsaBlock& b : g.blocks) y = b(y, b.shifted() ? mask : at::Tensor());
-      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  SwinShape s_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<PsaGroup> groups_;
-  ResidualConv after_body_;
-  SwinReconstruction reconstruction_;
-  std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const SwinShape s = swin_shape_of(d);
+  SwinFrame f = swin_frame(s);
+  f.masks.emplace([ws = s.window](int64_t h, int64_t w) { return permuted_shift_mask(h, w, ws, ws / 2); });
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<PsaGroup>>(r, d, std::move(f),
+                                                [&](WeightReader& r, int64_t i) { return read_swin_group<PsaBlock>(r, i, s); });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {std::string("conv_first.weight"), block + "norm1.weight", block + "mlp.fc1.bias",
-                                 block + "attn.aligned_relative_position_index", block + "attn.relative_position_bias_table"})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SRFormer layout: ", why)); };
+  if (!has_keys(dict, {"conv_first.weight", block + "norm1.weight", block + "mlp.fc1.bias",
+                       block + "attn.aligned_relative_position_index",
+                       block + "attn.relative_position_bias_table"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "SRFormer");
   // An absolute position embedding (ape) is one table for the training crop's tokens: it fixes the
   // input size, which tiles and whole frames of other sizes do not have. No published model has it.
-  if (dict.count("absolute_pos_embed")) throw fail("an absolute position embedding (absolute_pos_embed, ape) is not supported");
+  if (dict.count("absolute_pos_embed")) throw checks.fail("an absolute position embedding (absolute_pos_embed, ape) is not supported");
 
-  auto dim = [&](const std::string& key, int64_t rank, int64_t axis) {
-    const auto v = dim_of(dict, key, rank, axis);
-    if (!v) throw fail(str("tensor ", key, " is missing or has an unexpected rank"));
-    return *v;
-  };
   // The window from the permuted index: [ws^2, (ws/2)^2].
-  const int64_t queries = dim(block + "attn.aligned_relative_position_index", 2, 0);
-  const int64_t keys = dim(block + "attn.aligned_relative_position_index", 2, 1);
+  const int64_t queries = checks.dim(block + "attn.aligned_relative_position_index", 2, 0);
+  const int64_t keys = checks.dim(block + "attn.aligned_relative_position_index", 2, 1);
   const int64_t half = std::llround(std::sqrt(double(keys)));
   if (half < 1 || half * half != keys || 4 * keys != queries)
-    throw fail(str("aligned_relative_position_index is ", queries, " x ", keys, ", not a window's ws^2 x (ws/2)^2"));
+    throw checks.fail(str("aligned_relative_position_index is ", queries, " x ", keys, ", not a window's ws^2 x (ws/2)^2"));
 
-  const int64_t embed = dim("conv_first.weight", 4, 0), in = dim("conv_first.weight", 4, 1);
-  auto heads_of = [&](int64_t i) { return dim(str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1); };
+  const int64_t embed = checks.dim("conv_first.weight", 4, 0), in = checks.dim("conv_first.weight", 4, 1);
+  auto heads_of = [&](int64_t i) {
+    return checks.dim(str("layers.", i, ".residual_group.blocks.0.attn.relative_position_bias_table"), 2, 1);
+  };
   const int64_t heads = heads_of(0);
   // The declared constraints (src/arch/srformer.cpp) before anything divides by these.
   arch::check_shapes("srformer", {{"embed_dim", double(embed)}, {"heads", double(heads)}, {"in_channels", double(in)}}, source);
-  if (embed % 4) throw fail(str(embed, " channels do not split into four key/value quarters"));
+  if (embed % 4) throw checks.fail(str(embed, " channels do not split into four key/value quarters"));
   const int64_t layers = int64_t(key_indices(dict, "layers.").size());
   auto blocks_in = [&](int64_t i) { return int64_t(key_indices(dict, str("layers.", i, ".residual_group.blocks.")).size()); };
   const int64_t depth = blocks_in(0);
-  for (int64_t i = 1; i < layers; ++i)
-    if (blocks_in(i) != depth || heads_of(i) != heads)
-      throw fail(str("layer ", i, " has ", blocks_in(i), " blocks and ", heads_of(i), " heads where layer 0 has ", depth, " and ",
-                     heads, "; only uniform layers are supported"));
+  checks.expect_uniform(layers, blocks_in, heads_of);
 
   SwinShape s;
   s.in = in;
@@ -224,7 +150,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   s.depth = depth;
   s.heads = heads;
   s.window = 2 * half;
-  s.hidden = dim(block + "mlp.fc1.bias", 1, 0);
+  s.hidden = checks.dim(block + "mlp.fc1.bias", 1, 0);
   s.upsampler = swin_upsampler_of(dict);
   s.feat = swin_reconstruction_features(dict);
   s.three_conv = !dict.count("conv_after_body.weight");
@@ -243,10 +169,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture srformer_architecture() {
-  return {"srformer", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<SRFormer>(dict, d, source);
-          }};
+  return {"srformer", detect, build};
 }
 
 }  // namespace framelift::models

@@ -25,6 +25,12 @@ std::optional<int64_t> dim_of(const weights::StateDict& dict, const std::string&
   return it->second.size(axis);
 }
 
+bool has_keys(const weights::StateDict& dict, std::initializer_list<std::string> keys) {
+  for (const std::string& key : keys)
+    if (!dict.count(key)) return false;
+  return true;
+}
+
 bool is_conv(const weights::StateDict& dict, const std::string& key) {
   auto it = dict.find(key);
   return it != dict.end() && it->second.dim() == 4;

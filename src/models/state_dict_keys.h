@@ -1,6 +1,7 @@
 #pragma once
 // Key and shape queries the detectors share.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +16,9 @@ std::set<int> key_indices(const weights::StateDict& dict, std::string_view prefi
 
 // The tensor's size on one axis when the key exists with that rank; nullopt otherwise.
 std::optional<int64_t> dim_of(const weights::StateDict& dict, const std::string& key, int64_t rank, int64_t axis);
+
+// Whether dict holds every one of keys (the keys a detector recognises its layout by).
+bool has_keys(const weights::StateDict& dict, std::initializer_list<std::string> keys);
 
 // Whether key exists and is a 4-D (convolution) tensor.
 bool is_conv(const weights::StateDict& dict, const std::string& key);

@@ -29,6 +29,7 @@
 #include "models/state_dict_keys.h"
 #include "models/swin_layout.h"
 #include "models/swin_reconstruction.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -39,16 +40,14 @@ namespace {
 
 constexpr int64_t kCpbHidden = 512;  // upstream's fixed width of the position-bias MLP
 
-// SwinIR's shape and Swin2SR's two flags.
+// SwinIR's shape and Swin2SR's flag.
 struct Shape : SwinShape {
-  bool qkv_bias = true, patch_norm = true;
+  bool qkv_bias = true;
 };
 
 Shape shape_of(const DetectedArch& d) {
-  Shape s;
-  static_cast<SwinShape&>(s) = swin_shape_of(d);
+  Shape s = swin_shape_as<Shape>(d);
   s.qkv_bias = d.params.get("qkv_bias", 1) != 0;
-  s.patch_norm = d.params.get("patch_norm", 1) != 0;
   return s;
 }
 
@@ -87,16 +86,15 @@ class SwinV2Layer {
     bias_ = 16 * at::sigmoid(gathered_bias(table, relative_position_index(s.window)));
   }
 
-  // x: [B, H, W, C]; mask: the shift mask for H x W (undefined for an unshifted layer).
+  // x: [B, H, W, C]; mask: the shift mask for H x W, which an unshifted layer leaves out.
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
+    const at::Tensor m = shift_ ? mask : at::Tensor();
     const at::Tensor z = x + norm1_(in_windows(x, window_, shift_, [&](const at::Tensor& t) {
                            const std::vector<at::Tensor> qkv = qkv_(t).chunk(3, -1);
-                           return proj_(cosine_attention(qkv[0], qkv[1], qkv[2], heads_, scale_, bias_, mask));
+                           return proj_(cosine_attention(qkv[0], qkv[1], qkv[2], heads_, scale_, bias_, m));
                          }));
     return z + norm2_(fc2_(at::gelu(fc1_(z))));
   }
-
-  bool shifted() const { return shift_ != 0; }
 
   void visit_weights(const TensorVisitor& f) {
     for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
@@ -118,79 +116,19 @@ class SwinV2Layer {
 };
 
 // A residual group: the layers, a conv and a 1x1 embedding in image layout, plus the input.
-struct Group {
-  std::vector<SwinV2Layer> layers;
-  ResidualConv conv;
-  Conv2d embed;
-};
+using Group = ResidualGroup<LayerStack<SwinV2Layer>>;
 
-class Swin2SR : public NativeModel {
- public:
-  Swin2SR(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(shape_of(d)) {
-    WeightReader r(dict, source);
-    first_ = read_conv(r, "conv_first", s_.in, s_.embed, 3);
-    embed_ = read_conv(r, "patch_embed.proj", s_.embed, s_.embed, 1);
-    if (s_.patch_norm) embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      Group g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.conv = read_residual_conv(r, p + ".conv", s_.embed, s_.three_conv);
-      g.embed = read_conv(r, p + ".patch_embed.proj", s_.embed, s_.embed, 1);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.out, s_.scale);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    const at::Tensor x = (input - mean) * s_.img_range;
-    const at::Tensor first = first_(x);
-    return reconstruction_(after_body_(features(first)) + first, x) / s_.img_range + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    visit(embed_, f);
-    if (s_.patch_norm) embed_norm_.visit_weights(f);
-    for (Group& g : groups_) {
-      for (SwinV2Layer& l : g.layers) l.visit_weights(f);
-      g.conv.visit_weights(f);
-      visit(g.embed, f);
-    }
-    norm_.visit_weights(f);
-    after_body_.visit_weights(f);
-    reconstruction_.visit_weights(f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_(x).permute({0, 2, 3, 1});
-    if (s_.patch_norm) t = embed_norm_(t);
-    const at::Tensor& mask = masks_.for_map(t);
-    for (const Group& g : groups_) {
-      at::Tensor y = t;
-      for (const SwinV2Layer& l : g.layers) y = l(y, l.shifted() ? mask : at::Tensor());
-      t = g.embed(g.conv(y.permute({0, 3, 1, 2}))).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  Shape s_;
-  Conv2d first_, embed_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Group> groups_;
-  ResidualConv after_body_;
-  SwinReconstruction reconstruction_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const Shape s = shape_of(d);
+  SwinFrame f = swin_frame(s);
+  f.embed_conv = true;
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Group>>(r, d, std::move(f), [&](WeightReader& r, int64_t i) {
+    Group g = read_swin_group<SwinV2Layer>(r, i, s);
+    g.embed = read_conv(r, str("layers.", i, ".patch_embed.proj"), s.embed, s.embed, 1);
+    return g;
+  });
+}
 
 // What this builder does not run, by name; empty when it runs the file.
 std::string unsupported(const weights::StateDict& dict) {
@@ -205,11 +143,10 @@ std::string unsupported(const weights::StateDict& dict) {
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
-                                block + "attn.logit_scale", std::string("conv_first.weight"), std::string("patch_embed.proj.weight")})
-    if (!dict.count(key)) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": Swin2SR layout: ", why)); };
-  if (const std::string why = unsupported(dict); !why.empty()) throw fail(why);
+  if (!has_keys(dict, {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
+                       block + "attn.logit_scale", "conv_first.weight", "patch_embed.proj.weight"})) return std::nullopt;
+  const SwinLayoutChecks checks(dict, source, "Swin2SR");
+  if (const std::string why = unsupported(dict); !why.empty()) throw checks.fail(why);
 
   const SwinShape s = read_swin_body(dict, source, "Swin2SR", "swin2sr", "conv_first.weight", [&](int64_t i) {
     return dim_of(dict, str("layers.", i, ".residual_group.blocks.0.attn.logit_scale"), 3, 0);
@@ -230,10 +167,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture swin2sr_architecture() {
-  return {"swin2sr", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<Swin2SR>(dict, d, source);
-          }};
+  return {"swin2sr", detect, build};
 }
 
 }  // namespace framelift::models

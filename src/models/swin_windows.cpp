@@ -67,10 +67,13 @@ at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t wh, int64_t ww, int
   return at::zeros_like(differ, at::kFloat).masked_fill_(differ, -100.0);
 }
 
+ShiftMasks::ShiftMasks(int64_t wh, int64_t ww, int64_t sh, int64_t sw)
+    : build_([=](int64_t h, int64_t w) { return shifted_window_mask(h, w, wh, ww, sh, sw); }) {}
+
 const at::Tensor& ShiftMasks::for_map(const at::Tensor& tokens) {
   const std::pair<int64_t, int64_t> size{tokens.size(1), tokens.size(2)};
   auto it = masks_.find(size);
-  if (it == masks_.end()) it = masks_.emplace(size, shifted_window_mask(size.first, size.second, wh_, ww_, sh_, sw_).to(tokens.options())).first;
+  if (it == masks_.end()) it = masks_.emplace(size, build_(size.first, size.second).to(tokens.options())).first;
   return it->second;
 }
 

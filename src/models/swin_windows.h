@@ -47,17 +47,20 @@ at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t ws, int64_t shift);
 // For wh x ww windows of a map rolled by -sh rows and -sw columns.
 at::Tensor shifted_window_mask(int64_t h, int64_t w, int64_t wh, int64_t ww, int64_t sh, int64_t sw);
 
-// shifted_window_mask per token map size, in the map's dtype and device: built at the first map of
-// a size, shared by every shifted layer. Not thread-safe, as the models that hold it.
+// shifted_window_mask (or another mask of the map's size, as SRFormer's permuted one) per token
+// map size, in the map's dtype and device: built at the first map of a size, shared by every
+// shifted layer. Not thread-safe, as the models that hold it.
 class ShiftMasks {
  public:
+  using Builder = std::function<at::Tensor(int64_t h, int64_t w)>;
   ShiftMasks(int64_t ws, int64_t shift) : ShiftMasks(ws, ws, shift, shift) {}
-  ShiftMasks(int64_t wh, int64_t ww, int64_t sh, int64_t sw) : wh_(wh), ww_(ww), sh_(sh), sw_(sw) {}
+  ShiftMasks(int64_t wh, int64_t ww, int64_t sh, int64_t sw);
+  explicit ShiftMasks(Builder build) : build_(std::move(build)) {}
   const at::Tensor& for_map(const at::Tensor& tokens);  // tokens [B, H, W, C]
   void clear() { masks_.clear(); }                      // after a change of device or precision
 
  private:
-  int64_t wh_, ww_, sh_, sw_;
+  Builder build_;
   std::map<std::pair<int64_t, int64_t>, at::Tensor> masks_;
 };
 

@@ -22,8 +22,10 @@
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/swin_layer.h"
 #include "models/swin_layout.h"
 #include "models/swin_reconstruction.h"
+#include "models/swin_shell.h"
 #include "models/swin_windows.h"
 #include "models/token_layers.h"
 #include "util/error.h"
@@ -32,137 +34,23 @@
 namespace framelift::models {
 namespace {
 
-using Upsampler = SwinUpsampler;
+// A residual Swin transformer block (RSTB): the layers, then a conv in image layout, plus the input.
+using Rstb = ResidualGroup<LayerStack<SwinLayer>>;
 
-class SwinLayer {
- public:
-  SwinLayer(WeightReader& r, const std::string& p, const SwinShape& s, bool shifted)
-      : heads_(s.heads),
-        window_(s.window),
-        shift_(shifted ? s.window / 2 : 0),
-        norm1_(read_layer_norm(r, p + ".norm1", s.embed)),
-        qkv_(read_linear(r, p + ".attn.qkv", s.embed, 3 * s.embed)),
-        proj_(read_linear(r, p + ".attn.proj", s.embed, s.embed)),
-        norm2_(read_layer_norm(r, p + ".norm2", s.embed)),
-        fc1_(read_linear(r, p + ".mlp.fc1", s.embed, s.hidden)),
-        fc2_(read_linear(r, p + ".mlp.fc2", s.hidden, s.embed)) {
-    const int64_t n = s.window * s.window, span = 2 * s.window - 1;
-    const at::Tensor table = r.tensor(p + ".attn.relative_position_bias_table", {span * span, s.heads});
-    r.recomputed(p + ".attn.relative_position_index", {n, n});  // a pure function of the window
-    if (shifted && r.has(p + ".attn_mask")) r.recomputed(p + ".attn_mask", {-1, n, n});  // the training crop's
-    // [heads, n, n]: each token pair's bias, gathered once instead of on every call.
-    bias_ = gathered_bias(table, relative_position_index(s.window));
-  }
-
-  // x: [B, H, W, C]; mask: the shift mask for H x W (undefined for an unshifted layer).
-  at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
-    const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, mask); });
-    return z + fc2_(at::gelu(fc1_(norm2_(z))));
-  }
-
-  bool shifted() const { return shift_ != 0; }
-
-  void visit_weights(const TensorVisitor& f) {
-    for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);
-    for (Linear* l : {&qkv_, &proj_, &fc1_, &fc2_}) l->visit_weights(f);
-    f(bias_);
-  }
-
- private:
-  // windows: [B * nW, n, C] -> the same, attended within each window.
-  at::Tensor attention(const at::Tensor& windows, const at::Tensor& mask) const {
-    const std::vector<at::Tensor> qkv = qkv_(windows).chunk(3, -1);
-    return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, mask));
-  }
-
-  int64_t heads_, window_, shift_;
-  LayerNorm norm1_;
-  Linear qkv_, proj_;
-  LayerNorm norm2_;
-  Linear fc1_, fc2_;
-  at::Tensor bias_;
-};
-
-// A residual Swin transformer block: the layers, then a conv in image layout, plus the input.
-struct Rstb {
-  std::vector<SwinLayer> layers;
-  ResidualConv conv;
-};
-
-class SwinIR : public NativeModel {
- public:
-  SwinIR(const weights::StateDict& dict, const DetectedArch& d, const std::string& source)
-      : NativeModel(declared_info(d), source), s_(swin_shape_of(d)) {
-    WeightReader r(dict, source);
-    const int64_t in = s_.in * s_.unshuffle * s_.unshuffle;
-    first_ = read_conv(r, s_.unshuffle > 1 ? "conv_first.1" : "conv_first", in, s_.embed, 3);
-    embed_norm_ = read_layer_norm(r, "patch_embed.norm", s_.embed);
-    for (int64_t i = 0; i < s_.layers; ++i) {
-      const std::string p = str("layers.", i);
-      Rstb g;
-      for (int64_t j = 0; j < s_.depth; ++j) g.layers.emplace_back(r, str(p, ".residual_group.blocks.", j), s_, j % 2 == 1);
-      g.conv = read_residual_conv(r, p + ".conv", s_.embed, s_.three_conv);
-      groups_.push_back(std::move(g));
-    }
-    norm_ = read_layer_norm(r, "norm", s_.embed);
-    after_body_ = read_residual_conv(r, "conv_after_body", s_.embed, s_.three_conv);
-    reconstruction_ = SwinReconstruction(r, s_.upsampler, s_.embed, s_.feat, s_.out, s_.scale);
-    r.expect_all_used();
-  }
-
- protected:
-  at::Tensor run(const at::Tensor& input) override {
-    const at::Tensor mean = div2k_mean(input, s_.in);
-    at::Tensor x = (input - mean) * s_.img_range;
-    if (s_.unshuffle > 1) x = at::pixel_unshuffle(x, s_.unshuffle);
-    const at::Tensor first = first_(x);
-    return reconstruction_(after_body_(features(first)) + first, x) / s_.img_range + mean;
-  }
-
-  void visit_weights(const TensorVisitor& f) override {
-    visit(first_, f);
-    embed_norm_.visit_weights(f);
-    for (Rstb& g : groups_) {
-      for (SwinLayer& l : g.layers) l.visit_weights(f);
-      g.conv.visit_weights(f);
-    }
-    norm_.visit_weights(f);
-    after_body_.visit_weights(f);
-    reconstruction_.visit_weights(f);
-    masks_.clear();  // rebuilt in the new device and precision
-  }
-
- private:
-  // The transformer body in token layout [B, H, W, C], back to [B, C, H, W].
-  at::Tensor features(const at::Tensor& x) {
-    at::Tensor t = embed_norm_(x.permute({0, 2, 3, 1}));
-    const at::Tensor& mask = masks_.for_map(t);
-    for (const Rstb& g : groups_) {
-      at::Tensor y = t;
-      for (const SwinLayer& l : g.layers) y = l(y, l.shifted() ? mask : at::Tensor());
-      t = g.conv(y.permute({0, 3, 1, 2})).permute({0, 2, 3, 1}) + t;
-    }
-    return norm_(t).permute({0, 3, 1, 2}).contiguous();
-  }
-
-  SwinShape s_;
-  Conv2d first_;
-  LayerNorm embed_norm_, norm_;
-  std::vector<Rstb> groups_;
-  ResidualConv after_body_;
-  SwinReconstruction reconstruction_;
-  ShiftMasks masks_{s_.window, s_.window / 2};
-};
+std::unique_ptr<ImageModel> build(const weights::StateDict& dict, const DetectedArch& d, const std::string& source) {
+  const SwinShape s = swin_shape_of(d);
+  WeightReader r(dict, source);
+  return std::make_unique<SwinShell<Rstb>>(r, d, swin_frame(s), [&](WeightReader& r, int64_t i) { return read_swin_group<SwinLayer>(r, i, s); });
+}
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
   const std::string block = "layers.0.residual_group.blocks.0.";
-  for (const std::string& key : {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
-                                 block + "attn.relative_position_bias_table", std::string("patch_embed.norm.weight")})
-    if (!dict.count(key)) return std::nullopt;
+  if (!has_keys(dict, {block + "norm1.weight", block + "mlp.fc1.bias", block + "attn.relative_position_index",
+                       block + "attn.relative_position_bias_table", "patch_embed.norm.weight"})) return std::nullopt;
   if (!dict.count("conv_first.weight") && !dict.count("conv_first.1.weight")) return std::nullopt;
   // Swin2SR (SwinV2 attention: a logit scale and a position MLP) shares this layout's names.
   if (dict.count(block + "attn.logit_scale") || dict.count(block + "attn.cpb_mlp.0.weight")) return std::nullopt;
-  auto fail = [&](const std::string& why) { return Error(ErrorKind::Model, str(source, ": SwinIR layout: ", why)); };
+  const SwinLayoutChecks checks(dict, source, "SwinIR");
 
   const bool unshuffled = dict.count("conv_first.1.weight") != 0;
   SwinShape s = read_swin_body(dict, source, "SwinIR", "swinir", unshuffled ? "conv_first.1.weight" : "conv_first.weight", [&](int64_t i) {
@@ -174,11 +62,12 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
     const std::optional<int> u3 = shuffle_factor(packed, 3), u1 = shuffle_factor(packed, 1);
     if (u3 && *u3 > 1) s.unshuffle = *u3, s.in = 3;
     else if (u1 && *u1 > 1) s.unshuffle = *u1, s.in = 1;
-    else throw fail(str("conv_first.1 takes ", packed, " channels, not 1 or 3 times a square unshuffle"));
+    else throw checks.fail(str("conv_first.1 takes ", packed, " channels, not 1 or 3 times a square unshuffle"));
   }
   const int64_t out = dim_of(dict, "conv_last.weight", 4, 0).value_or(s.in);
   const int64_t scale = swin_reconstruction_scale(dict, s.upsampler, out, source, "SwinIR");
-  if (scale % s.unshuffle) throw fail(str("a x", scale, " reconstruction after a x", s.unshuffle, " unshuffle is not a whole scale"));
+  if (scale % s.unshuffle)
+    throw checks.fail(str("a x", scale, " reconstruction after a x", s.unshuffle, " unshuffle is not a whole scale"));
 
   DetectedArch d;
   d.arch = "swinir";
@@ -193,10 +82,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
 }  // namespace
 
 Architecture swinir_architecture() {
-  return {"swinir", detect,
-          [](const weights::StateDict& dict, const DetectedArch& d, const std::string& source) -> std::unique_ptr<ImageModel> {
-            return std::make_unique<SwinIR>(dict, d, source);
-          }};
+  return {"swinir", detect, build};
 }
 
 }  // namespace framelift::models
