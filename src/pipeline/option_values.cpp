@@ -37,35 +37,24 @@ bool OptionValues::has(const std::string& name) const {
 
 bool OptionValues::given(const std::string& name) const { return has(name) && given_.count(name) > 0; }
 
-int64_t OptionValues::integer(const std::string& name) const {
-  const Value& v = value(name, "an integer");
-  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as an integer, but it is " + type_name(v));
+template <class T>
+const T& OptionValues::as(const std::string& name, const char* wanted) const {
+  const Value& v = value(name, wanted);
+  if (const T* typed = std::get_if<T>(&v)) return *typed;
+  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as " + wanted + ", but it is " + type_name(v));
 }
+
+int64_t OptionValues::integer(const std::string& name) const { return as<int64_t>(name, "an integer"); }
 
 double OptionValues::number(const std::string& name) const {
-  const Value& v = value(name, "a number");
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&v)) return double(*i);
-  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as a number, but it is " + type_name(v));
+  if (const auto* i = std::get_if<int64_t>(&value(name, "a number"))) return double(*i);
+  return as<double>(name, "a number");
 }
 
-bool OptionValues::flag(const std::string& name) const {
-  const Value& v = value(name, "a flag");
-  if (const auto* b = std::get_if<bool>(&v)) return *b;
-  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as a flag, but it is " + type_name(v));
-}
+bool OptionValues::flag(const std::string& name) const { return as<bool>(name, "a flag"); }
 
-AVRational OptionValues::rate(const std::string& name) const {
-  const Value& v = value(name, "a rate");
-  if (const auto* r = std::get_if<AVRational>(&v)) return *r;
-  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as a rate, but it is " + type_name(v));
-}
+AVRational OptionValues::rate(const std::string& name) const { return as<AVRational>(name, "a rate"); }
 
-const std::string& OptionValues::text(const std::string& name) const {
-  const Value& v = value(name, "text");
-  if (const auto* s = std::get_if<std::string>(&v)) return *s;
-  throw std::logic_error("stage " + stage_ + " reads option '" + name + "' as text, but it is " + type_name(v));
-}
+const std::string& OptionValues::text(const std::string& name) const { return as<std::string>(name, "text"); }
 
 }  // namespace framelift::pipeline

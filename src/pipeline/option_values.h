@@ -53,6 +53,8 @@ class OptionValues {
   std::set<std::string> given_;
 
   const Value& value(const std::string& name, const char* wanted) const;
+  template <class T>
+  const T& as(const std::string& name, const char* wanted) const;
 };
 
 }  // namespace framelift::pipeline
