@@ -88,7 +88,10 @@ int Muxer::add_encoded_video(const AVStream* encoded, const AVStream* source, AV
   st->codecpar->codec_tag = 0;
   st->time_base = encoded->time_base;
   st->avg_frame_rate = frame_rate;
-  st->sample_aspect_ratio = encoded->codecpar->sample_aspect_ratio;
+  // A segment's container may hold the aspect where its bitstream does not (FFV1 in Matroska).
+  const AVRational container_sar = encoded->sample_aspect_ratio;
+  if (container_sar.num > 0 && container_sar.den > 0) st->codecpar->sample_aspect_ratio = container_sar;
+  st->sample_aspect_ratio = st->codecpar->sample_aspect_ratio;
   for (int i = 0; i < encoded->nb_side_data; ++i) {
     const AVPacketSideData& sd = encoded->side_data[i];
     add_stream_side_data(st->index, sd.type, sd.data, sd.size);

@@ -4,9 +4,11 @@
 #include <ATen/ATen.h>
 
 extern "C" {
+#include <libavutil/rational.h>
 #include <libswscale/swscale.h>
 }
 
+#include <climits>
 #include <cmath>
 
 #include "media/av_ptr.h"
@@ -60,6 +62,7 @@ class ResizeStage : public Stage {
       out.width = width_ ? width_ : even(height_ * aspect);
       out.height = height_ ? height_ : even(width_ / aspect);
     }
+    out.sample_aspect = aspect_keeping_display(in, out);
     // The same size is a no-op; swscale's unscaled float copy (FFmpeg 5.1) also copies only a
     // quarter of each row (its width in bytes, not in floats).
     identity_ = out.width == in.width && out.height == in.height;
@@ -89,6 +92,16 @@ class ResizeStage : public Stage {
   }
 
  private:
+  // An anamorphic picture stays as wide on screen as it was: w= and h= that change the storage
+  // aspect change the pixel aspect the other way (as FFmpeg's scale filter does). Unknown stays unknown.
+  static AVRational aspect_keeping_display(const media::VideoFormat& in, const media::VideoFormat& out) {
+    if (in.sample_aspect.num <= 0 || in.sample_aspect.den <= 0) return in.sample_aspect;
+    AVRational sar;
+    av_reduce(&sar.num, &sar.den, int64_t(in.sample_aspect.num) * in.width * out.height,
+              int64_t(in.sample_aspect.den) * out.width * in.height, INT_MAX);
+    return sar;
+  }
+
   static uint8_t* plane(const at::Tensor& t, int c) {
     return reinterpret_cast<uint8_t*>(t.data_ptr<float>() + c * t.size(1) * t.size(2));
   }

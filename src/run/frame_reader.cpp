@@ -26,7 +26,10 @@ void FrameReader::start(InputWindow window) {
 
 void FrameReader::prime() {
   media::PacketPtr pkt = media::make_packet();
-  auto to_primed = [&](media::FramePtr f) { primed_.push_back(std::move(f)); };
+  auto to_primed = [&](media::FramePtr f) {
+    stamp_aspect(f.get());
+    primed_.push_back(std::move(f));
+  };
   while (primed_.empty()) {
     if (!demux_.read(pkt.get())) {
       decoder_.decode(nullptr, to_primed);
@@ -58,6 +61,14 @@ media::VideoFormat FrameReader::format() const {
   if (f.field_order == AV_FIELD_UNKNOWN) f.field_order = vst->codecpar->field_order;
   f.start_pts = window_.origin_pts != AV_NOPTS_VALUE ? window_.origin_pts : first->pts == AV_NOPTS_VALUE ? 0 : first->pts;
   return f;
+}
+
+// Matroska and MP4 often carry the pixel aspect in the container only (FFV1, raw, a bitstream
+// without VUI); frames left without it would come out square. Encoders (FFV1) and filters
+// (scale keeps the display aspect) read it from each frame.
+void FrameReader::stamp_aspect(AVFrame* f) const {
+  const AVRational sar = av_guess_sample_aspect_ratio(demux_.format(), demux_.video_stream(), f);
+  if (sar.num > 0 && sar.den > 0) f->sample_aspect_ratio = sar;
 }
 
 // Keeps timestamps strictly increasing: encoders and muxers refuse anything else, and broken
@@ -95,6 +106,7 @@ bool FrameReader::deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out,
     return false;
   }
   f->pts = fix_timestamp(f->pts);
+  stamp_aspect(f.get());
   if (window_.keeps(f->pts)) {
     ++frames_in_;
     ++counters.frames_in;

@@ -65,6 +65,7 @@ class FrameReader {
   void read_stretches(BoundedQueue<media::FramePtr>& out, const PacketSink& other_packet, ProgressCounters& counters);
   bool deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out, ProgressCounters& counters);
   int64_t fix_timestamp(int64_t pts);
+  void stamp_aspect(AVFrame* f) const;
 
   std::string input_;
   InputWindow window_;

@@ -1,0 +1,97 @@
+// End-to-end: what the source says about how its picture is shown (pixel aspect, rotation,
+// cover art) reaches the output, in one pass and through a job's segments alike. Each clip is
+// made here with the ffmpeg CLI and the output is checked with ffprobe.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/cli_runner.h"
+#include "support/media_check.h"
+
+namespace framelift::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 64x48 FFV1 clip whose pixels are 16/11 wide (an anamorphic PAL-like picture), with the
+// aspect in the Matroska header only: FFV1's decoder does not report it on frames.
+fs::path anamorphic_clip(const fs::path& dir) {
+  const fs::path clip = dir / "anamorphic.mkv";
+  std::string out;
+  const int rc = run_command("ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 12 "
+                             "-vf setsar=16/11 -c:v ffv1 " + shell_quote(clip), &out);
+  EXPECT_EQ(rc, 0) << out;
+  return clip;
+}
+
+struct Aspect {
+  int width = 0, height = 0;
+  std::string sar, dar;
+};
+
+Aspect video_aspect(const fs::path& file) {
+  auto p = ffprobe(file);
+  for (auto& s : p["streams"])
+    if (s["codec_type"] == "video")
+      return {s.value("width", 0), s.value("height", 0), s.value("sample_aspect_ratio", ""),
+              s.value("display_aspect_ratio", "")};
+  ADD_FAILURE() << file << ": no video stream";
+  return {};
+}
+
+struct AspectCase {
+  std::string container;  // output extension
+  std::string pipeline;   // empty: pass-through
+  std::string job;        // --no-job or --segment-frames 4
+  int width, height;
+  std::string sar;
+  std::string codec = "libx264";  // ffv1: the aspect is in the segments' container only
+};
+
+void PrintTo(const AspectCase& c, std::ostream* os) {
+  *os << "." << c.container << " -c " << c.codec << " [" << c.pipeline << "] " << c.job;
+}
+
+class KeepsAspect : public testing::TestWithParam<AspectCase> {};
+
+TEST_P(KeepsAspect, DisplayAspectOfAnAnamorphicSourceIsKept) {
+  const AspectCase& c = GetParam();
+  const fs::path dir = temp_dir("aspect");
+  const fs::path in = anamorphic_clip(dir), out = dir / ("out." + c.container);
+  const std::string stages = c.pipeline.empty() ? "" : " --pipeline " + c.pipeline;
+  auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c " + c.codec + (c.codec == "libx264" ? " --preset ultrafast" : "") +
+                     stages + " " + c.job + " --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Aspect a = video_aspect(out);
+  EXPECT_EQ(a.width, c.width);
+  EXPECT_EQ(a.height, c.height);
+  EXPECT_EQ(a.sar, c.sar);
+  EXPECT_EQ(a.dar, "64:33") << "the source's display aspect (64x48 at 16:11)";
+}
+
+std::vector<AspectCase> aspect_cases() {
+  std::vector<AspectCase> cases;
+  for (std::string container : {"mkv", "mp4"})
+    for (std::string job : {"--no-job", "--segment-frames 4"}) {
+      cases.push_back({container, "", job, 64, 48, "16:11"});
+      cases.push_back({container, "resize:scale=2", job, 128, 96, "16:11"});
+      // Twice as wide in storage: each pixel becomes half as wide to show the same picture.
+      cases.push_back({container, "resize:w=128,h=48", job, 128, 48, "8:11"});
+    }
+  cases.push_back({"mkv", "", "--no-job", 64, 48, "16:11", "ffv1"});
+  cases.push_back({"mkv", "resize:scale=2", "--segment-frames 4", 128, 96, "16:11", "ffv1"});
+  return cases;
+}
+
+std::string aspect_case_name(const testing::TestParamInfo<AspectCase>& info) {
+  const AspectCase& c = info.param;
+  std::string name = c.container + (c.pipeline.empty() ? "_passthrough" : c.pipeline.find("scale") != std::string::npos
+                                                                              ? "_scale2" : "_stretch") +
+                     (c.job == "--no-job" ? "_nojob" : "_job") + "_" + c.codec;
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(RunMedia, KeepsAspect, testing::ValuesIn(aspect_cases()), aspect_case_name);
+
+}  // namespace
+}  // namespace framelift::test
