@@ -122,6 +122,7 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   // HDR metadata that only the frames carry (HEVC SEI) went onto the stream in one pass; the
   // segment files cannot keep it, so it comes from the source's first frame again.
   if (media::FramePtr first_frame = first_video_frame(spec.input)) mux.add_hdr_side_data(video_out, first_frame.get());
+  mux.warn_if_rotation_dropped(video_out);
   mux.copy_global_metadata(source.format());
   mux.write_header();
 

@@ -3,6 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
+
+extern "C" {
+#include <libavutil/display.h>
+}
+
 #include "media/av_error.h"
 #include "media/hdr_side_data.h"
 #include "util/fs.h"
@@ -26,6 +33,14 @@ bool keeps_meaning_after_reencode(AVPacketSideDataType type) {
     default:
       return false;
   }
+}
+
+// The muxers of FFmpeg 5.1 that write a stream's display matrix (the MOV family's track
+// header); Matroska learnt it only in later versions.
+bool writes_display_matrix(const AVOutputFormat* format) {
+  for (const char* name : {"mov", "mp4", "3gp", "3g2", "psp", "ipod", "ismv", "f4v"})
+    if (strcmp(format->name, name) == 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -168,6 +183,17 @@ void Muxer::add_hdr_side_data(int index, const AVFrame* frame) {
   for (auto [frame_type, packet_type] : kHdrSideData)
     if (const AVFrameSideData* sd = av_frame_get_side_data(frame, frame_type))
       add_stream_side_data(index, packet_type, sd->data, sd->size);
+}
+
+void Muxer::warn_if_rotation_dropped(int index) const {
+  const AVStream* st = format_->streams[index];
+  const uint8_t* matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+  if (!matrix || writes_display_matrix(format_->oformat)) return;
+  const double degrees = av_display_rotation_get(reinterpret_cast<const int32_t*>(matrix));
+  if (std::isnan(degrees) || std::lround(degrees) % 360 == 0) return;  // a flip or no turn at all
+  log::warn(final_path_.string(), ": the ", format_->oformat->name, " container cannot hold the source's rotation (",
+            std::lround(std::fabs(degrees)), " degrees); it is dropped, the picture is stored unrotated ",
+            "(use .mp4 or .mov to keep it)");
 }
 
 void Muxer::write_header() {

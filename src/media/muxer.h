@@ -44,6 +44,11 @@ class Muxer {
   // The HDR mastering display and light level side data of a decoded frame, onto the stream.
   void add_hdr_side_data(int index, const AVFrame* frame);
 
+  // Logs one warning naming the output when stream `index` carries a rotation (display matrix)
+  // that this container cannot store (Matroska in FFmpeg 5.1). For final outputs only: a
+  // job's segments never need it, assembly takes it from the source again.
+  void warn_if_rotation_dropped(int index) const;
+
   void write_header();
   // Writes a packet whose timestamps are in `time_base` to stream `index`. Takes ownership of the
   // packet's reference.

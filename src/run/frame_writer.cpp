@@ -47,6 +47,7 @@ void FrameWriter::add_streams(FrameReader& reader) {
     }
   }
   mux_.add_hdr_side_data(video_out_, reader.first_frame());
+  if (!options_.segment) mux_.warn_if_rotation_dropped(video_out_);
   mux_.copy_global_metadata(in);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "cli/cli_runner.h"
 #include "support/media_check.h"
@@ -92,6 +93,47 @@ std::string aspect_case_name(const testing::TestParamInfo<AspectCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunMedia, KeepsAspect, testing::ValuesIn(aspect_cases()), aspect_case_name);
+
+// An H.264 MP4 whose display matrix turns it 90 degrees (a phone video held upright).
+fs::path rotated_clip(const fs::path& dir) {
+  const fs::path plain = dir / "plain.mp4", clip = dir / "rotated.mp4";
+  std::string out;
+  int rc = run_command("ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 12 -c:v libx264 " +
+                       shell_quote(plain), &out);
+  EXPECT_EQ(rc, 0) << out;
+  rc = run_command("ffmpeg -v error -y -i " + shell_quote(plain) + " -c copy -metadata:s:v:0 rotate=90 " +
+                   shell_quote(clip), &out);
+  EXPECT_EQ(rc, 0) << out;
+  return clip;
+}
+
+int count_lines_with(const std::string& text, const std::string& a, const std::string& b) {
+  std::istringstream lines(text);
+  int n = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) ++n;
+  return n;
+}
+
+class RotationInMatroska : public testing::TestWithParam<std::string> {};
+
+// FFmpeg 5.1's Matroska muxer has no place for a display matrix: the run goes on (the picture is
+// intact) but says, once, that the output will show unrotated.
+TEST_P(RotationInMatroska, DroppedRotationIsReportedOnce) {
+  const fs::path dir = temp_dir("rotation");
+  const fs::path in = rotated_clip(dir), out = dir / "out.mkv";
+  auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " --preset ultrafast " + GetParam() +
+                     " --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_lines_with(r.output, out.string(), "rotation (90 degrees)"), 1) << r.output;
+  EXPECT_EQ(count_lines_with(r.output, "warning: ", "rotation"), 1) << r.output;
+  EXPECT_EQ(count_frames(out), 12);
+}
+
+INSTANTIATE_TEST_SUITE_P(RunMedia, RotationInMatroska, testing::Values("--no-job", "--segment-frames 4"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param == "--no-job" ? std::string("nojob") : std::string("job");
+                         });
 
 }  // namespace
 }  // namespace framelift::test
