@@ -91,6 +91,7 @@ PlanResult plan_job(const PlanRequest& request) {
     row.spot_cost = o.spot_cost;
     row.meets_deadline = o.meets_deadline;
     row.within_budget = o.within_budget;
+    row.cost_known = o.est.cost_known();
     row.warnings = o.est.warnings;
     r.rows.push_back(std::move(row));
   }

@@ -17,8 +17,9 @@ struct StageSpec {
   int frame_factor = 1; // interpolate: output frames per input frame
   arch::ArchParams params;    // what arch::cost() was given for it (profile manifests record them)
   // false: a stage without a cost model (a filter graph, deinterlacing, a user's TorchScript
-  // module, an architecture the planner cannot count): counted as free and flagged "needs a
-  // profile" (framelift profile measures it), never refused.
+  // module, an architecture the planner cannot count): its cost is unknown; the planner leaves
+  // it out of the figures and marks every row (DeviceEstimate::unknown_stages, "needs a
+  // profile": framelift profile measures it), never refuses it.
   bool priced = true;
 
   // Whether a network runs in this stage (its weights and activations count).

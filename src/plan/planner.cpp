@@ -162,7 +162,10 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
   const double bytes = precision == "fp32" ? 4 : 2;
   double w = job.width, h = job.height, mult = 1;
   for (const auto& s : job.stages) {
-    if (!s.priced) e.warnings.push_back(str(s.model, ": no cost model, counted as free (needs a profile: framelift profile)"));
+    if (!s.priced) {
+      e.unknown_stages.push_back(s.model);
+      e.warnings.push_back(str(s.model, ": cost unknown, left out of fps, time and cost (needs a profile: framelift profile)"));
+    }
     if (!s.runs_network()) {
       w *= s.scale;
       h *= s.scale;
@@ -295,8 +298,9 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
   const char* mode = spot ? "spot" : "on demand";
   if (plan.recommended) {
     const auto& r = plan.rows[*plan.recommended];
-    plan.recommendation = str("Recommended: ", r.est.device.name, " at ", r.provider.name, ": ",
-                              human_duration(r.ranked_time(spot)), ", ", money(r.ranked_cost(spot)), " ",
+    const char* bound = r.est.cost_known() ? "" : "more than ";  // an unknown stage is in no figure
+    plan.recommendation = str("Recommended: ", r.est.device.name, " at ", r.provider.name, ": ", bound,
+                              human_duration(r.ranked_time(spot)), ", ", bound, money(r.ranked_cost(spot)), " ",
                               spot && r.spot_cost ? "spot" : "on demand", ", ",
                               r.est.tile ? str("tile ", r.est.tile) : std::string("whole frames"), ", ",
                               std::lround(r.est.margin * 100), "% memory free.");
@@ -318,6 +322,10 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
   dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
   for (const auto& date : dates)
     plan.notes.push_back(str("catalog prices as of ", date, ": indicative, check the provider before renting"));
+  for (const auto& s : job.stages)
+    if (!s.priced)
+      plan.notes.push_back(str(s.model, ": cost unknown; fps is an upper bound, time and cost lower bounds (marked ",
+                               "<, >); measure it with framelift profile and pass the manifest to --calibration"));
   if (cal.manifests() == 0) plan.notes.push_back("speeds use the shipped efficiency defaults (no --calibration manifest)");
   return plan;
 }
