@@ -48,6 +48,7 @@ plan::Plan make_job_plan(const PlanRequest& q) {
   job.batch = q.batch;
   job.segment_s = q.segment_seconds;
   job.stages = plan_stages_for(q.pipeline, {job.width, job.height, job.fps});
+  job.pipeline = q.pipeline;
   plan::PlanOptions options;
   options.deadline_s = q.deadline_s;
   options.budget = q.budget;

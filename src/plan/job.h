@@ -33,6 +33,8 @@ struct Job {
   double duration_s = 0;
   double input_bytes = 0;
   std::vector<StageSpec> stages;
+  std::string pipeline;           // the --pipeline text: a manifest measured on the same text prices
+                                  // its unpriced stages (Calibration::measured_stage_s_per_px)
   std::string codec = "libx264";
   std::string preset;             // empty: the encoder's default
   std::string precision = "fp16"; // on GPUs; CPUs run fp32

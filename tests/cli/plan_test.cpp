@@ -9,6 +9,7 @@
 
 #include "cli/cli_runner.h"
 #include "cli/profile_support.h"
+#include "support/torchscript_modules.h"
 
 namespace fs = std::filesystem;
 
@@ -208,6 +209,30 @@ TEST(PlanCommand, ProfileOfAnNcnnFileCalibratesItsPlan) {
   const double measured = m["runs"][0]["seconds"].get<double>() * m["runs"][0]["calls"].get<double>() /
                           m["sample"]["frames_in"].get<double>();
   EXPECT_NEAR(row["stages"][0]["seconds_per_frame"].get<double>(), measured, 0.02 * measured) << row.dump() << "\n" << m.dump();
+}
+
+// A TorchScript stage has no cost model; a manifest measured on the same pipeline prices it on the
+// measured device (here this machine's CPU) with the measured time, and nowhere else.
+TEST(PlanCommand, ProfileOfATorchScriptPipelinePricesItWhereMeasured) {
+  const fs::path dir = temp_dir("plan-torchscript");
+  const fs::path clip = footage(dir, 64, 48, 8);
+  const std::string pipeline = "model:file=" + save_torchscript(dir / "matrix.pt", modules::kColorMatrix).string();
+  const nlohmann::json m = profile(clip, pipeline, "--frames 3 --stretches 1 --warmup 1", dir / "m.json");
+  ASSERT_EQ(m["stages"].size(), 1u) << m.dump();
+  const auto& st = m["stages"][0];
+  const double measured = (st["own_s"].get<double>() + st["upload_s"].get<double>() + st["inference_s"].get<double>() +
+                           st["download_s"].get<double>()) / m["sample"]["frames_in"].get<double>();
+  ASSERT_GT(measured, 0) << m.dump();
+  EXPECT_EQ(local_row(plan_of(clip, pipeline))["cost_known"], false);
+
+  const auto plan = plan_of(clip, pipeline, "--calibration " + shell_quote(dir / "m.json"));
+  ASSERT_TRUE(plan.contains("rows"));
+  const auto& row = local_row(plan);
+  EXPECT_EQ(row["cost_known"], true) << row.dump();
+  ASSERT_EQ(row["stages"].size(), 1u) << row.dump();
+  EXPECT_NEAR(row["stages"][0]["seconds_per_frame"].get<double>(), measured, 1e-9 + 1e-6 * measured) << row.dump();
+  for (const auto& r : plan["rows"])
+    if (r["provider"] != "local") EXPECT_EQ(r["cost_known"], false) << r.dump();
 }
 
 TEST(PlanCommand, MissingInputIsAClearError) {
