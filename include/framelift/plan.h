@@ -5,8 +5,9 @@
 // prints, for programs (a job queue that wants a price before it starts, a GUI).
 //
 // The pipeline is read exactly as run() reads it: same parser, same option checks, model files
-// detected by the same registry. A stage without a cost model (a filter graph, deinterlacing, a
-// TorchScript module) is planned as free and flagged "needs a profile" on every row.
+// opened the way run() opens them (an ncnn export priced as the native network it runs). A stage
+// without a cost model (a filter graph, deinterlacing, a TorchScript module) is never counted as
+// free: every row has cost_known false and a "cost unknown ... (needs a profile)" warning.
 //
 // Errors: throws framelift::Error: Usage for a bad request or pipeline, Input for an input that
 // cannot be probed, Input or Usage for a damaged catalog or calibration file (named).
@@ -47,6 +48,9 @@ struct PlanRow {
   double time_s = 0, cost = 0;                   // on demand (infinite when it does not fit)
   std::optional<double> spot_time_s, spot_cost;  // with the expected re-work after reclaims
   bool meets_deadline = true, within_budget = true;
+  // false: a stage has no cost model (a filter graph, a TorchScript module, ...) and is in none
+  // of the figures: fps is an upper bound, time and cost lower bounds; warnings name the stage.
+  bool cost_known = true;
   std::vector<std::string> warnings;
 };
 

@@ -48,6 +48,7 @@ plan::Plan make_job_plan(const PlanRequest& q) {
   job.batch = q.batch;
   job.segment_s = q.segment_seconds;
   job.stages = plan_stages_for(q.pipeline, {job.width, job.height, job.fps});
+  job.pipeline = q.pipeline;
   plan::PlanOptions options;
   options.deadline_s = q.deadline_s;
   options.budget = q.budget;
@@ -91,6 +92,7 @@ PlanResult plan_job(const PlanRequest& request) {
     row.spot_cost = o.spot_cost;
     row.meets_deadline = o.meets_deadline;
     row.within_budget = o.within_budget;
+    row.cost_known = o.est.cost_known();
     row.warnings = o.est.warnings;
     r.rows.push_back(std::move(row));
   }

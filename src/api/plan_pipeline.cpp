@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "library/catalog.h"
-#include "models/architecture_registry.h"
+#include "models/model_files.h"
 #include "models/rife_native.h"
 #include "pipeline/option_schema.h"
 #include "pipeline/stage_registry.h"
@@ -25,8 +25,9 @@ const pipeline::StageInfo& stage_info(const std::string& name) {
   throw Error(ErrorKind::Usage, str("pipeline: unknown stage '", name, "' (stages: ", names, ")"));
 }
 
-// The network in a weight file, as `run` would detect it; an architecture the registry does not
-// know (an ncnn graph, say) is kept by name, unpriced.
+// The network in a model file, as `run` would open it (models::detect_model_file: an ncnn
+// export priced as its native network, an x2 export of an x4 net as the x4 it runs); one the
+// registry does not know (a graph-only ncnn export, say) is kept by name, unpriced.
 plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& file) {
   plan::DetectedNetwork n;
   n.label = file.filename().string();
@@ -39,18 +40,16 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
     }
     return n;
   }
+  n.arch = "unknown";
   try {
-    const auto d = models::detect(weights::load_weights(file), file.string());
-    if (!d) {
-      n.arch = "unknown";
-      return n;
-    }
-    n.arch = d->arch;
-    n.scale = d->scale;
-    n.params = d->params;
+    const models::ModelFileNetwork m = models::detect_model_file(file);
+    n.output_scale = m.output_scale;
+    if (!m.native) return n;
+    n.arch = m.native->arch;
+    n.scale = m.native->scale;
+    n.params = m.native->params;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;
-    n.arch = "unknown";
   }
   return n;
 }

@@ -1,6 +1,7 @@
 #include "models/model_files.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -21,28 +22,66 @@ namespace fs = std::filesystem;
 namespace framelift::models {
 namespace {
 
-std::unique_ptr<ImageModel> open_ncnn(const fs::path& param, const fs::path& bin) {
-  // The .param is parsed and the .bin read once: both paths share the tensors.
-  weights::NcnnGraph graph = weights::parse_ncnn_param(param);
+struct NcnnFiles {
+  weights::NcnnGraph graph;
+  weights::StateDict weights;
+};
+
+// The .param is parsed and the .bin read once: the native network and the graph interpreter
+// share the tensors.
+NcnnFiles read_ncnn(const fs::path& file) {
+  const fs::path param = fs::path(file).replace_extension(".param"), bin = fs::path(file).replace_extension(".bin");
+  if (!fs::exists(param) || !fs::exists(bin))
+    throw Error(ErrorKind::Model, str(file.string(), ": an ncnn model needs both ", param.filename().string(), " and ",
+                                      bin.filename().string(), " side by side"));
+  NcnnFiles f;
+  f.graph = weights::parse_ncnn_param(param);
   weights::NcnnBinOptions bin_options;
   bin_options.weightless_custom_types = ncnn::custom_layer_types();
-  const weights::StateDict ncnn_weights = weights::ncnn_to_state_dict(graph, bin, bin_options);
-  return open_ncnn_model(std::move(graph), ncnn_weights);
+  f.weights = weights::ncnn_to_state_dict(f.graph, bin, bin_options);
+  return f;
+}
+
+bool is_ncnn(const fs::path& file) { return file.extension() == ".param" || file.extension() == ".bin"; }
+
+bool is_native_weights(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  return ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors";
+}
+
+[[noreturn]] void unsupported(const fs::path& file) {
+  throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", file.extension().string(),
+                                    "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors)"));
 }
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
-  std::string ext = file.extension().string();
-  if (ext == ".param" || ext == ".bin") {
-    fs::path param = fs::path(file).replace_extension(".param"), bin = fs::path(file).replace_extension(".bin");
-    if (!fs::exists(param) || !fs::exists(bin))
-      throw Error(ErrorKind::Model, str(file.string(), ": an ncnn model needs both ", param.filename().string(), " and ",
-                                        bin.filename().string(), " side by side"));
-    return open_ncnn(param, bin);
+  if (is_ncnn(file)) {
+    NcnnFiles f = read_ncnn(file);
+    return open_ncnn_model(std::move(f.graph), f.weights);
   }
-  if (ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors") return load_model(file);
-  throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", ext,
-                                    "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors)"));
+  if (is_native_weights(file)) return load_model(file);
+  unsupported(file);
 }
+
+bool graph_forced() {
+  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
+  return forced && std::string(forced) == "1";
+}
+
+// The export's weights under a native architecture's names, or nothing when none matches.
+std::optional<weights::StateDict> native_weights(const weights::NcnnGraph& graph, const weights::StateDict& ncnn_weights) {
+  if (graph_forced()) return std::nullopt;
+  try {
+    return ncnn_to_native_state_dict(graph, ncnn_weights);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model) throw;
+  }
+  return std::nullopt;
+}
+
+// The native network runs unless the graph outputs more than it does (the resize an export ends
+// in only ever shrinks: animevideov3 x2/x3).
+bool runs_native(int native_scale, int graph_scale) { return graph_scale <= native_scale; }
 
 }  // namespace
 
@@ -52,12 +91,10 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
 // and takes bf16 fully; the graph interpreter runs the rest.
 // FRAMELIFT_NCNN_GRAPH=1 forces the interpreter (the reference path for those comparisons).
 std::unique_ptr<ImageModel> open_ncnn_model(weights::NcnnGraph graph, const weights::StateDict& ncnn_weights) {
-  const char* forced = std::getenv("FRAMELIFT_NCNN_GRAPH");
-  const bool graph_only = forced && std::string(forced) == "1";
   std::unique_ptr<ImageModel> native;
-  if (!graph_only) {
+  if (auto dict = native_weights(graph, ncnn_weights)) {
     try {
-      native = build_model(ncnn_to_native_state_dict(graph, ncnn_weights), graph.source);
+      native = build_model(*dict, graph.source);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Model) throw;
     }
@@ -67,8 +104,26 @@ std::unique_ptr<ImageModel> open_ncnn_model(weights::NcnnGraph graph, const weig
   // Exports that end in a resize (animevideov3 x2/x3) keep it. The graph's other quirks (Real-
   // CUGAN's cropped borders) are inside the native network too: the outputs agree as they are.
   const int graph_scale = graph_model->geometry().scale;
-  if (!native || graph_scale > native->info().scale) return graph_model;
+  if (!native || !runs_native(native->info().scale, graph_scale)) return graph_model;
   return resized_model(std::move(native), graph_scale);
+}
+
+ModelFileNetwork detect_model_file(const fs::path& file) {
+  ModelFileNetwork n;
+  if (is_native_weights(file)) {
+    n.native = detect(weights::load_weights(file), file.string());
+    if (n.native) n.output_scale = n.native->scale;
+    return n;
+  }
+  if (!is_ncnn(file)) unsupported(file);
+  NcnnFiles f = read_ncnn(file);
+  const std::optional<weights::StateDict> dict = native_weights(f.graph, f.weights);
+  const std::string source = f.graph.source;
+  // The graph's probed geometry is the export's scale, as open_ncnn_model measures it.
+  n.output_scale = ncnn::NcnnModel(std::move(f.graph), f.weights).geometry().scale;
+  if (dict) n.native = detect(*dict, source);
+  if (n.native && !runs_native(n.native->scale, n.output_scale)) n.native.reset();
+  return n;
 }
 
 std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {

@@ -31,6 +31,12 @@ double number(const json& e, const char* key, const std::string& where) {
   return e[key].get<double>();
 }
 
+double stage_seconds(const json& st) {
+  double s = 0;
+  for (const char* key : {"own_s", "upload_s", "inference_s", "download_s"}) s += st.value(key, 0.0);
+  return s;
+}
+
 }  // namespace
 
 Calibration::Calibration() {
@@ -55,6 +61,11 @@ double Calibration::memory_factor(const Device& d, const std::string& arch) cons
   if (auto it = memory_.find({d.id, arch}); it != memory_.end()) return it->second;
   if (auto it = memory_.find({"", arch}); it != memory_.end()) return it->second;
   return kMemoryFactor;
+}
+
+std::optional<double> Calibration::measured_stage_s_per_px(const Device& d, const std::string& pipeline, size_t index) const {
+  if (auto it = stages_.find({d.id, pipeline, index}); it != stages_.end()) return it->second;
+  return std::nullopt;
 }
 
 double Calibration::encoder_mpx_per_thread(const std::string& codec, const std::string& preset) const {
@@ -96,12 +107,26 @@ void Calibration::add_manifest(const json& m, const std::string& name, const Pla
       memory_[{"", arch}] = memory_[{d->id, arch}];
     }
   }
+  add_measured_stages(m, d->id);
   for (const json& e : m.value("encoders", json::array())) {
     const std::string where = str(name, ": encoder ", e.value("codec", "?"));
     const double mpx = number(e, "width", where) * number(e, "height", where) * number(e, "fps", where) / 1e6;
     encoders_[{e.value("codec", ""), e.value("preset", "")}] = mpx / number(e, "threads", where);
   }
   ++manifests_;
+}
+
+// Each stage's whole time (its code and its network calls) over the sample, per input pixel: the
+// figure for a stage the planner has no cost model for, valid for this pipeline on this device.
+void Calibration::add_measured_stages(const json& m, const std::string& device_id) {
+  if (!m.contains("pipeline") || !m["pipeline"].is_string()) return;
+  const json input = m.value("input", json::object()), sample = m.value("sample", json::object());
+  const double px = input.value("width", 0.0) * input.value("height", 0.0) * sample.value("frames_in", 0.0);
+  if (!(px > 0)) return;
+  for (const json& st : m.value("stages", json::array())) {
+    const int index = st.value("index", 0);  // 1-based, as in the pipeline text
+    if (index >= 1) stages_[{device_id, m["pipeline"].get<std::string>(), size_t(index - 1)}] = stage_seconds(st) / px;
+  }
 }
 
 void Calibration::add_manifest_file(const std::filesystem::path& file, const PlanCatalog& catalog) {

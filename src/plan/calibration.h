@@ -5,7 +5,9 @@
 // which beats the default.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -33,12 +35,19 @@ class Calibration {
   double bandwidth_efficiency() const { return 0.7; }
   // Measured encoder speed in megapixels per second per thread, or 0 when no manifest had one.
   double encoder_mpx_per_thread(const std::string& codec, const std::string& preset) const;
+  // What a stage without a cost model (a TorchScript module, a filter graph) took where a manifest
+  // measured the same --pipeline text (compared as written) on device `d`: seconds per pixel of
+  // the job's input frames, for stage `index` (0-based, in pipeline order); nullopt elsewhere, so
+  // the planner keeps its cost unknown on every other device.
+  std::optional<double> measured_stage_s_per_px(const Device& d, const std::string& pipeline, size_t index) const;
   int manifests() const { return manifests_; }
 
  private:
   using Key = std::pair<std::string, std::string>;  // gpu id ("" for any), arch
+  void add_measured_stages(const nlohmann::json& manifest, const std::string& device_id);
   std::map<Key, double> efficiency_, memory_;
   std::map<Key, double> encoders_;  // (codec, preset) -> Mpx/s per thread
+  std::map<std::tuple<std::string, std::string, size_t>, double> stages_;  // (gpu id, pipeline, index) -> s/px
   int manifests_ = 0;
 };
 

@@ -17,8 +17,9 @@ struct StageSpec {
   int frame_factor = 1; // interpolate: output frames per input frame
   arch::ArchParams params;    // what arch::cost() was given for it (profile manifests record them)
   // false: a stage without a cost model (a filter graph, deinterlacing, a user's TorchScript
-  // module, an architecture the planner cannot count): counted as free and flagged "needs a
-  // profile" (framelift profile measures it), never refused.
+  // module, an architecture the planner cannot count): its cost is unknown; the planner leaves
+  // it out of the figures and marks every row (DeviceEstimate::unknown_stages, "needs a
+  // profile": framelift profile measures it), never refuses it.
   bool priced = true;
 
   // Whether a network runs in this stage (its weights and activations count).
@@ -32,6 +33,8 @@ struct Job {
   double duration_s = 0;
   double input_bytes = 0;
   std::vector<StageSpec> stages;
+  std::string pipeline;           // the --pipeline text: a manifest measured on the same text prices
+                                  // its unpriced stages (Calibration::measured_stage_s_per_px)
   std::string codec = "libx264";
   std::string preset;             // empty: the encoder's default
   std::string precision = "fp16"; // on GPUs; CPUs run fp32

@@ -62,7 +62,8 @@ const std::string& defaulted(const PipelineStage& st, const char* key) {
                              "; plan_stages takes the options with the schema's defaults filled in"));
 }
 
-// A stage whose time the planner cannot model: free here, flagged on every row.
+// A stage whose time the planner cannot model: left out of the totals, marked unknown on every
+// row (planner.h: DeviceEstimate::unknown_stages).
 StageSpec unpriced(const std::string& kind, const std::string& label, double scale = 1, int frame_factor = 1) {
   StageSpec s;
   s.kind = kind;
@@ -76,17 +77,18 @@ StageSpec unpriced(const std::string& kind, const std::string& label, double sca
 // A model file's detected network: its architecture's cost model, or unpriced when the planner
 // has none for it.
 StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
-  const int scale = kind == "interpolate" ? 1 : n.scale;
+  const int net_scale = kind == "interpolate" ? 1 : n.scale;
+  const int out_scale = kind == "interpolate" || n.output_scale <= 0 ? net_scale : n.output_scale;
   StageSpec s;
   s.kind = kind;
   s.model = n.label;
   try {
-    s.cost = arch::cost(n.arch, scale, n.params);
+    s.cost = arch::cost(n.arch, net_scale, n.params);
   } catch (const Error&) {
-    return unpriced(kind, str(n.label, " (", n.arch, ")"), scale);
+    return unpriced(kind, str(n.label, " (", n.arch, ")"), out_scale);
   }
   s.params = n.params;
-  s.scale = scale;
+  s.scale = out_scale;
   return s;
 }
 

@@ -6,7 +6,8 @@
 // parameters (data/models.json), denoise levels to the family's model for that level, a
 // detected model file to its architecture's cost model. Stages
 // without one (filter graphs, deinterlacing, TorchScript modules, an architecture the planner
-// cannot count) are kept as unpriced ("needs a profile"), never refused.
+// cannot count) are kept as unpriced: cost unknown, marked on every row ("needs a profile"),
+// never refused.
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct DetectedNetwork {
   int scale = 1;      // the network's own scale
   arch::ArchParams params;  // its hyperparameters ("num_feat", "nb", ...)
   std::string label;  // for display: the file's name
+  int output_scale = 0;  // the stage's output / input when it resizes the network's output; 0: scale
 };
 
 // One stage as the pipeline parser gives it, with every option its schema has a default for

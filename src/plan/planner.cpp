@@ -135,6 +135,23 @@ double tflops(const Device& d, const std::string& precision) {
   return precision == "bf16" ? d.bf16_tensor_tflops : d.fp16_tensor_tflops;
 }
 
+// A stage without a cost model: what a manifest of this pipeline measured on this device, or
+// unknown, left out of the figures and marked.
+void add_unpriced_stage(const Job& job, size_t index, const Device& d, const Calibration& cal, DeviceEstimate& e) {
+  const StageSpec& s = job.stages[index];
+  if (const auto s_per_px = cal.measured_stage_s_per_px(d, job.pipeline, index)) {
+    StageEstimate st;
+    st.kind = s.kind;
+    st.model = s.model;
+    st.seconds_per_frame = *s_per_px * job.width * job.height;
+    e.gpu_s_per_frame += st.seconds_per_frame;
+    e.stages.push_back(st);
+    return;
+  }
+  e.unknown_stages.push_back(s.model);
+  e.warnings.push_back(str(s.model, ": cost unknown, left out of fps, time and cost (needs a profile: framelift profile)"));
+}
+
 }  // namespace
 
 DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, const PlanOptions& options,
@@ -150,6 +167,9 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
     if (!mem.ok) {
       e.why_not = why;
       e.fps = 0;
+      // Marked also where it does not run: the row's figures say nothing of that stage either.
+      for (size_t i = 0; i < job.stages.size(); ++i)
+        if (!job.stages[i].priced && !cal.measured_stage_s_per_px(d, job.pipeline, i)) e.unknown_stages.push_back(job.stages[i].model);
       return e;
     }
     e.warnings.push_back(str("memory: fits only without the ", std::lround(options.memory_margin * 100), "% margin"));
@@ -161,8 +181,9 @@ DeviceEstimate estimate_device(const Job& job, const Device& d, double threads, 
   const std::string precision = precision_on(d, job.precision);
   const double bytes = precision == "fp32" ? 4 : 2;
   double w = job.width, h = job.height, mult = 1;
-  for (const auto& s : job.stages) {
-    if (!s.priced) e.warnings.push_back(str(s.model, ": no cost model, counted as free (needs a profile: framelift profile)"));
+  for (size_t i = 0; i < job.stages.size(); ++i) {
+    const StageSpec& s = job.stages[i];
+    if (!s.priced) add_unpriced_stage(job, i, d, cal, e);
     if (!s.runs_network()) {
       w *= s.scale;
       h *= s.scale;
@@ -295,8 +316,9 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
   const char* mode = spot ? "spot" : "on demand";
   if (plan.recommended) {
     const auto& r = plan.rows[*plan.recommended];
-    plan.recommendation = str("Recommended: ", r.est.device.name, " at ", r.provider.name, ": ",
-                              human_duration(r.ranked_time(spot)), ", ", money(r.ranked_cost(spot)), " ",
+    const char* bound = r.est.cost_known() ? "" : "more than ";  // an unknown stage is in no figure
+    plan.recommendation = str("Recommended: ", r.est.device.name, " at ", r.provider.name, ": ", bound,
+                              human_duration(r.ranked_time(spot)), ", ", bound, money(r.ranked_cost(spot)), " ",
                               spot && r.spot_cost ? "spot" : "on demand", ", ",
                               r.est.tile ? str("tile ", r.est.tile) : std::string("whole frames"), ", ",
                               std::lround(r.est.margin * 100), "% memory free.");
@@ -318,6 +340,13 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
   dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
   for (const auto& date : dates)
     plan.notes.push_back(str("catalog prices as of ", date, ": indicative, check the provider before renting"));
+  std::vector<std::string> unknown;
+  for (const auto& r : plan.rows)
+    for (const auto& name : r.est.unknown_stages)
+      if (std::find(unknown.begin(), unknown.end(), name) == unknown.end()) unknown.push_back(name);
+  for (const auto& name : unknown)
+    plan.notes.push_back(str(name, ": cost unknown; fps is an upper bound, time and cost lower bounds (marked <, >) ",
+                             "where it is not measured; measure it with framelift profile and pass the manifest to --calibration"));
   if (cal.manifests() == 0) plan.notes.push_back("speeds use the shipped efficiency defaults (no --calibration manifest)");
   return plan;
 }

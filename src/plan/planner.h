@@ -66,6 +66,10 @@ struct DeviceEstimate {
   double gpu_busy = 0;       // fraction of the time the model stages keep the device busy
   EncodePlan encode;
   std::vector<std::string> warnings;
+  // Stages without a cost model (StageSpec::priced false): their time is in none of the figures
+  // above, so fps is an upper bound and time and cost lower bounds; the report marks them.
+  std::vector<std::string> unknown_stages;
+  bool cost_known() const { return unknown_stages.empty(); }
 };
 
 struct OfferEstimate {

@@ -30,14 +30,16 @@ std::vector<std::string> row_cells(const Plan& plan, const OfferEstimate& r, siz
   if (!runs) warnings.insert(warnings.begin(), r.est.why_not);
   if (runs && !r.meets_deadline) warnings.push_back("misses the deadline");
   if (runs && !r.within_budget) warnings.push_back("over budget");
+  // An unknown stage's time is in no figure: they are bounds, and say so.
+  const std::string at_most = r.est.cost_known() ? "" : "<", at_least = r.est.cost_known() ? "" : ">";
   return {std::string(plan.recommended == i ? "*" : " ") + r.est.device.id,
           r.provider.id,
           fit_name(r.est.fit),
           !runs ? "-" : r.est.tile ? std::to_string(r.est.tile) : "frame",
-          runs ? fixed(r.est.fps, r.est.fps < 10 ? 2 : 1) : "-",
-          runs ? human_duration(r.time_s) : "-",
-          runs ? money(r.cost) : "-",
-          runs && r.spot_cost ? money(*r.spot_cost) : "-",
+          runs ? at_most + fixed(r.est.fps, r.est.fps < 10 ? 2 : 1) : "-",
+          runs ? at_least + human_duration(r.time_s) : "-",
+          runs ? at_least + money(r.cost) : "-",
+          runs && r.spot_cost ? at_least + money(*r.spot_cost) : "-",
           runs ? human_duration(r.transfer_s) : "-",
           join(warnings, "; ")};
 }
@@ -85,8 +87,9 @@ json plan_json(const Plan& plan) {
   const Job& j = plan.job;
   json stages = json::array();
   for (const auto& s : j.stages)
-    stages.push_back({{"kind", s.kind}, {"model", s.model}, {"arch", s.cost.arch}, {"scale", s.scale},
-                      {"frame_factor", s.frame_factor}, {"gflops_per_input_megapixel", s.cost.flops_per_px() / 1e3}});
+    stages.push_back({{"kind", s.kind}, {"model", s.model}, {"arch", s.priced ? json(s.cost.arch) : json(nullptr)},
+                      {"scale", s.scale}, {"frame_factor", s.frame_factor}, {"cost_known", s.priced},
+                      {"gflops_per_input_megapixel", s.priced ? json(s.cost.flops_per_px() / 1e3) : json(nullptr)}});
   json rows = json::array();
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   for (size_t i = 0; i < plan.rows.size(); ++i) {
@@ -106,6 +109,8 @@ json plan_json(const Plan& plan) {
                     {"tile", r.est.tile},
                     {"memory_gb", r.est.memory_gb},
                     {"memory_free", r.est.margin},
+                    {"cost_known", r.est.cost_known()},
+                    {"unknown_stages", r.est.unknown_stages},
                     {"fps", num(r.est.fps)},
                     {"bound", r.est.bound},
                     {"gpu_busy", r.est.gpu_busy},

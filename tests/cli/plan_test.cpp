@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "cli/cli_runner.h"
+#include "cli/profile_support.h"
+#include "support/torchscript_modules.h"
 
 namespace fs = std::filesystem;
 
@@ -115,6 +118,121 @@ TEST(PlanCommand, LocalAddsNoStartupTime) {
     EXPECT_NEAR(row["time_s"].get<double>(), frames / fps + row["transfer_s"].get<double>(), 1e-6) << row.dump();
   }
   EXPECT_TRUE(found) << r.output;
+}
+
+nlohmann::json plan_of(const fs::path& input, const std::string& pipeline, const std::string& extra = "") {
+  auto r = framelift("--log-level warn plan -i " + shell_quote(input) + " --local --json --pipeline \"" + pipeline + "\" " + extra);
+  EXPECT_EQ(r.exit_code, 0) << pipeline << "\n" << r.output;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.output.substr(r.output.find('{'))) : nlohmann::json::object();
+}
+
+const nlohmann::json& local_row(const nlohmann::json& plan) {
+  for (const auto& row : plan["rows"])
+    if (row["provider"] == "local") return row;
+  ADD_FAILURE() << "no local row: " << plan.dump();
+  static const nlohmann::json none = nlohmann::json::object();
+  return none;
+}
+
+// A model file is priced as the network `run` runs for it: an ncnn animevideov3 x2 export is the
+// x4 Compact resized down, the same network as the catalog name; a .pth by its detected
+// architecture.
+TEST(PlanCommand, PricesModelFilesAsTheNetworkRunRuns) {
+  if (!have_weights()) GTEST_SKIP() << "npm weights not installed (scripts/setup.sh)";
+  const fs::path clip = media("real_megamind.mkv");
+  const std::string param = (npm_package("waifu2x") / "real-esrgan/models/realesr-animevideov3-x2.param").string();
+  const auto by_file = plan_of(clip, "upscale:model=" + param);
+  const auto by_name = plan_of(clip, "upscale:model=realesr-animevideov3-x2");
+  ASSERT_TRUE(by_file.contains("job") && by_name.contains("job"));
+  const auto& file_stage = by_file["job"]["stages"][0];
+  const auto& name_stage = by_name["job"]["stages"][0];
+  EXPECT_EQ(file_stage["arch"], "srvgg_compact") << file_stage.dump();
+  EXPECT_EQ(file_stage["cost_known"], true) << file_stage.dump();
+  EXPECT_EQ(file_stage["scale"], 2) << file_stage.dump();
+  EXPECT_DOUBLE_EQ(file_stage["gflops_per_input_megapixel"].get<double>(), name_stage["gflops_per_input_megapixel"].get<double>());
+  EXPECT_EQ(by_file["job"]["out_width"], by_name["job"]["out_width"]);
+  EXPECT_NEAR(local_row(by_file)["fps"].get<double>(), local_row(by_name)["fps"].get<double>(),
+              1e-9 * local_row(by_name)["fps"].get<double>());
+  for (const auto& w : local_row(by_file)["warnings"]) EXPECT_EQ(w.get<std::string>().find("unknown"), std::string::npos) << w;
+
+  const auto pth = plan_of(clip, "upscale:model=" + (source_dir() / "tests/data/arch/span-f16-x2.pth").string());
+  ASSERT_TRUE(pth.contains("job"));
+  EXPECT_EQ(pth["job"]["stages"][0]["arch"], "span") << pth["job"]["stages"][0].dump();
+  EXPECT_EQ(pth["job"]["stages"][0]["cost_known"], true);
+  EXPECT_GT(pth["job"]["stages"][0]["gflops_per_input_megapixel"].get<double>(), 0);
+}
+
+// A stage without a cost model (a TorchScript module) is never free: every row, in text and
+// JSON, says its cost is unknown and its figures are bounds.
+TEST(PlanCommand, UnknownCostIsMarkedInEveryRow) {
+  const std::string pipeline = "upscale:model=realesr-animevideov3-x2,model:file=inpaint.pt:box=600,40,180,60";
+  const auto plan = plan_of(media("real_megamind.mkv"), pipeline);
+  ASSERT_TRUE(plan.contains("rows"));
+  EXPECT_EQ(plan["job"]["stages"][1]["cost_known"], false);
+  EXPECT_TRUE(plan["job"]["stages"][1]["gflops_per_input_megapixel"].is_null()) << plan["job"]["stages"][1].dump();
+  for (const auto& row : plan["rows"]) {
+    EXPECT_EQ(row["cost_known"], false) << row.dump();
+    EXPECT_EQ(row["unknown_stages"], nlohmann::json::array({"model (inpaint.pt)"})) << row.dump();
+  }
+  auto r = framelift("--log-level warn plan -i " + shell_quote(media("real_megamind.mkv")) + " --local --pipeline \"" + pipeline + "\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("counted as free"), std::string::npos) << r.output;
+  // One table line per row, each with the warning and, where the job runs, its bounds marked.
+  size_t unknown_lines = 0, bounded = 0;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("cost unknown, left out") == std::string::npos) continue;
+    ++unknown_lines;
+    bounded += line.find(" <") != std::string::npos && line.find(" >") != std::string::npos;
+  }
+  size_t running = 0;
+  for (const auto& row : plan["rows"]) running += row["fits"] != "no";
+  EXPECT_EQ(unknown_lines, plan["rows"].size()) << r.output;
+  EXPECT_EQ(bounded, running) << r.output;
+}
+
+// A manifest `framelift profile` measured on the ncnn file's pipeline calibrates the plan of that
+// same pipeline: the planned stage time on the measured device is the measured one.
+TEST(PlanCommand, ProfileOfAnNcnnFileCalibratesItsPlan) {
+  if (!have_weights()) GTEST_SKIP() << "npm weights not installed (scripts/setup.sh)";
+  const fs::path dir = temp_dir("plan-calibrated");
+  const fs::path clip = footage(dir, 64, 48, 8);
+  const std::string pipeline =
+      "upscale:model=" + (npm_package("waifu2x") / "real-esrgan/models/realesr-animevideov3-x2.param").string();
+  const nlohmann::json m = profile(clip, pipeline, "--frames 3 --stretches 1 --warmup 1", dir / "m.json");
+  ASSERT_EQ(m["runs"].size(), 1u) << m.dump();
+  EXPECT_EQ(m["runs"][0]["arch"], "srvgg_compact");
+  const auto plan = plan_of(clip, pipeline, "--calibration " + shell_quote(dir / "m.json"));
+  ASSERT_TRUE(plan.contains("rows"));
+  const auto& row = local_row(plan);
+  ASSERT_EQ(row["stages"].size(), 1u) << row.dump();
+  const double measured = m["runs"][0]["seconds"].get<double>() * m["runs"][0]["calls"].get<double>() /
+                          m["sample"]["frames_in"].get<double>();
+  EXPECT_NEAR(row["stages"][0]["seconds_per_frame"].get<double>(), measured, 0.02 * measured) << row.dump() << "\n" << m.dump();
+}
+
+// A TorchScript stage has no cost model; a manifest measured on the same pipeline prices it on the
+// measured device (here this machine's CPU) with the measured time, and nowhere else.
+TEST(PlanCommand, ProfileOfATorchScriptPipelinePricesItWhereMeasured) {
+  const fs::path dir = temp_dir("plan-torchscript");
+  const fs::path clip = footage(dir, 64, 48, 8);
+  const std::string pipeline = "model:file=" + save_torchscript(dir / "matrix.pt", modules::kColorMatrix).string();
+  const nlohmann::json m = profile(clip, pipeline, "--frames 3 --stretches 1 --warmup 1", dir / "m.json");
+  ASSERT_EQ(m["stages"].size(), 1u) << m.dump();
+  const auto& st = m["stages"][0];
+  const double measured = (st["own_s"].get<double>() + st["upload_s"].get<double>() + st["inference_s"].get<double>() +
+                           st["download_s"].get<double>()) / m["sample"]["frames_in"].get<double>();
+  ASSERT_GT(measured, 0) << m.dump();
+  EXPECT_EQ(local_row(plan_of(clip, pipeline))["cost_known"], false);
+
+  const auto plan = plan_of(clip, pipeline, "--calibration " + shell_quote(dir / "m.json"));
+  ASSERT_TRUE(plan.contains("rows"));
+  const auto& row = local_row(plan);
+  EXPECT_EQ(row["cost_known"], true) << row.dump();
+  ASSERT_EQ(row["stages"].size(), 1u) << row.dump();
+  EXPECT_NEAR(row["stages"][0]["seconds_per_frame"].get<double>(), measured, 1e-9 + 1e-6 * measured) << row.dump();
+  for (const auto& r : plan["rows"])
+    if (r["provider"] != "local") EXPECT_EQ(r["cost_known"], false) << r.dump();
 }
 
 TEST(PlanCommand, MissingInputIsAClearError) {

@@ -1,6 +1,7 @@
 // The planner's choices: memory fit decides before price, then deadline, then cost.
 #include <gtest/gtest.h>
 
+#include "plan/format.h"
 #include "plan/planner.h"
 #include "plan/report.h"
 #include "plan_test_util.h"
@@ -103,8 +104,9 @@ TEST(Planner, LocalMachineHasNoStartupTime) {
   EXPECT_NEAR(cloud.compute_s - local.compute_s, PlanOptions().startup_s, 1e-6);
 }
 
-// A stage without a cost model (a filter graph) is counted as free and flagged, never refused;
-// fields from deinterlacing double the frames the next network runs on.
+// A stage without a cost model (a filter graph) is left out of the figures and marked unknown on
+// the row, in the report's text and JSON, never refused; fields from deinterlacing double the
+// frames the next network runs on.
 TEST(Planner, UnpricedStagesAreFlaggedAndFieldsDoubleTheWork) {
   nlohmann::json doc{{"gpus", {gpu("g", 24, 100)}}, {"providers", {provider("p")}}, {"offers", {offer("p", "g", 1.0)}}};
   const Job base = job_1080p({upscale("srvgg_compact", 2)});
@@ -118,8 +120,20 @@ TEST(Planner, UnpricedStagesAreFlaggedAndFieldsDoubleTheWork) {
   const Plan b = make_plan(with_filter, catalog(doc), PlanOptions(), Calibration());
   EXPECT_NEAR(b.rows.at(0).est.gpu_s_per_frame, a.rows.at(0).est.gpu_s_per_frame, 1e-12);
   bool flagged = false;
-  for (const auto& w : b.rows.at(0).est.warnings) flagged |= w.find("filter (hqdn3d=4): no cost model") != std::string::npos;
+  for (const auto& w : b.rows.at(0).est.warnings) flagged |= w.find("filter (hqdn3d=4): cost unknown") != std::string::npos;
   EXPECT_TRUE(flagged);
+  EXPECT_EQ(b.rows.at(0).est.unknown_stages, std::vector<std::string>{"filter (hqdn3d=4)"});
+  EXPECT_TRUE(a.rows.at(0).est.cost_known());
+  const nlohmann::json j = plan_json(b);
+  EXPECT_EQ(j["rows"][0]["cost_known"], false);
+  EXPECT_EQ(j["job"]["stages"][0]["cost_known"], false);
+  EXPECT_TRUE(j["job"]["stages"][0]["gflops_per_input_megapixel"].is_null());
+  EXPECT_EQ(plan_json(a)["rows"][0]["cost_known"], true);
+  // The time and cost cells are lower bounds, the fps an upper one.
+  const std::string text = plan_text(b);
+  EXPECT_NE(text.find(" >" + human_duration(b.rows.at(0).time_s)), std::string::npos) << text;
+  EXPECT_NE(text.find(" <"), std::string::npos) << text;
+  EXPECT_EQ(plan_text(a).find(" >"), std::string::npos) << plan_text(a);
   StageSpec fields = filter;
   fields.kind = "deinterlace";
   fields.frame_factor = 2;
