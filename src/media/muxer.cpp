@@ -126,8 +126,48 @@ void Muxer::describe_like_source(AVStream* st, const AVStream* source) {
   }
 }
 
+namespace {
+
+// A cover's MIME type and file extension, for the codecs pictures come in; nullptr for others.
+const char* cover_mime(AVCodecID id, const char** ext) {
+  switch (id) {
+    case AV_CODEC_ID_PNG: *ext = "png"; return "image/png";
+    case AV_CODEC_ID_MJPEG: *ext = "jpg"; return "image/jpeg";
+    case AV_CODEC_ID_BMP: *ext = "bmp"; return "image/bmp";
+    case AV_CODEC_ID_GIF: *ext = "gif"; return "image/gif";
+    case AV_CODEC_ID_WEBP: *ext = "webp"; return "image/webp";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+int Muxer::add_cover_attachment(const AVStream* source) {
+  const char* ext = nullptr;
+  const char* mime = cover_mime(source->codecpar->codec_id, &ext);
+  const AVPacket& pic = source->attached_pic;
+  AVStream* st = avformat_new_stream(format_.get(), nullptr);
+  if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
+  st->codecpar->codec_type = AVMEDIA_TYPE_ATTACHMENT;
+  st->codecpar->codec_id = source->codecpar->codec_id;
+  // Matroska writes an attachment's extradata as the attached file.
+  st->codecpar->extradata = static_cast<uint8_t*>(av_mallocz(size_t(pic.size) + AV_INPUT_BUFFER_PADDING_SIZE));
+  if (!st->codecpar->extradata) throw Error(ErrorKind::Resource, "out of memory copying the cover art");
+  memcpy(st->codecpar->extradata, pic.data, size_t(pic.size));
+  st->codecpar->extradata_size = pic.size;
+  av_dict_copy(&st->metadata, source->metadata, 0);
+  av_dict_set(&st->metadata, "filename", str("cover.", ext).c_str(), 0);
+  av_dict_set(&st->metadata, "mimetype", mime, 0);
+  packetless_.insert(st->index);
+  return st->index;
+}
+
 int Muxer::add_copy(const AVStream* source) {
   const AVCodecParameters* par = source->codecpar;
+  const char* ext = nullptr;
+  if ((source->disposition & AV_DISPOSITION_ATTACHED_PIC) && source->attached_pic.size > 0 &&
+      std::string(format_->oformat->name) == "matroska" && cover_mime(par->codec_id, &ext))
+    return add_cover_attachment(source);
   if (par->codec_type != AVMEDIA_TYPE_ATTACHMENT &&
       avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
     throw Error(ErrorKind::Output,
@@ -206,6 +246,7 @@ void Muxer::write_header() {
 
 void Muxer::write(AVPacket* packet, AVRational time_base, int index) {
   std::lock_guard lock(mutex_);
+  if (packetless_.count(index)) return;  // the cover went in as an attachment
   AVStream* st = format_->streams[index];
   packet->stream_index = index;
   av_packet_rescale_ts(packet, time_base, st->time_base);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,10 @@ class Muxer {
   // parameters and time base from `encoded`, the rest as add_video does from `source`.
   int add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate);
   // Adds a bit-exact copy of an input stream (audio, subtitles, attachments, data); returns its
-  // index. Throws Error(Output) when the container cannot hold that codec.
+  // index. Throws Error(Output) when the container cannot hold that codec. Cover art (an
+  // attached picture, as MP4 and MP3 keep it) goes to Matroska as an attachment named cover.EXT
+  // with its MIME type, the way Matroska keeps cover art; the picture's packet then writes
+  // nothing (write() skips it).
   int add_copy(const AVStream* source);
   // Container metadata and chapters, copied from the input.
   void copy_global_metadata(const AVFormatContext* input);
@@ -71,6 +75,7 @@ class Muxer {
 
  private:
   void describe_like_source(AVStream* st, const AVStream* source);
+  int add_cover_attachment(const AVStream* source);
   void commit_final();
   void commit_into_place();
 
@@ -81,6 +86,7 @@ class Muxer {
   OutputFormatPtr format_;
   std::mutex mutex_;
   bool header_written_ = false;
+  std::set<int> packetless_;  // attachment streams made from attached pictures
   bool finished_ = false;
 };
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "cli/cli_runner.h"
@@ -131,6 +133,60 @@ TEST_P(RotationInMatroska, DroppedRotationIsReportedOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunMedia, RotationInMatroska, testing::Values("--no-job", "--segment-frames 4"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param == "--no-job" ? std::string("nojob") : std::string("job");
+                         });
+
+// An MP4 with cover art: a PNG as an attached picture, beside its video and audio.
+fs::path clip_with_cover(const fs::path& dir, fs::path* cover) {
+  const fs::path plain = dir / "plain.mp4", clip = dir / "with_cover.mp4";
+  *cover = dir / "cover.png";
+  std::string out;
+  int rc = run_command("ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=25 -f lavfi -i sine=duration=0.48 -frames:v 12 "
+                       "-c:v libx264 -c:a aac " + shell_quote(plain) + " && ffmpeg -v error -y -f lavfi -i "
+                       "color=red:size=32x24 -frames:v 1 " + shell_quote(*cover) + " && ffmpeg -v error -y -i " +
+                       shell_quote(plain) + " -i " + shell_quote(*cover) + " -map 0 -map 1 -c copy -disposition:v:1 attached_pic " +
+                       shell_quote(clip), &out);
+  EXPECT_EQ(rc, 0) << out;
+  return clip;
+}
+
+std::string file_bytes(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class CoverArtInMatroska : public testing::TestWithParam<std::string> {};
+
+// Matroska keeps cover art as an attachment (cover.png, image/png), which its demuxer shows as
+// an attached picture again; the run used to refuse the .mkv output for the picture's stream.
+TEST_P(CoverArtInMatroska, TheCoverBecomesAnAttachmentWithItsBytes) {
+  const fs::path dir = temp_dir("cover");
+  fs::path cover;
+  const fs::path in = clip_with_cover(dir, &cover), out = dir / "out.mkv";
+  auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " --preset ultrafast " + GetParam() +
+                     " --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(count_frames(out), 12);
+  int covers = 0;
+  const nlohmann::json probed = ffprobe(out);  // kept: the loop below reads into it
+  for (auto& s : probed["streams"]) {
+    if (!s.contains("disposition") || s["disposition"].value("attached_pic", 0) != 1) continue;
+    ++covers;
+    const nlohmann::json tags = s.value("tags", nlohmann::json::object());
+    EXPECT_EQ(tags.value("filename", ""), "cover.png");
+    EXPECT_EQ(tags.value("mimetype", ""), "image/png");
+  }
+  EXPECT_EQ(covers, 1) << r.output;
+  const fs::path back = dir / "back.png";
+  std::string log;
+  // Matroska's demuxer shows an image attachment as an attached picture; its packet is the file.
+  ASSERT_EQ(run_command("ffmpeg -v error -y -i " + shell_quote(out) + " -map 0:v:1 -c copy -frames:v 1 -f image2 " +
+                        shell_quote(back), &log), 0) << log;
+  EXPECT_EQ(file_bytes(back), file_bytes(cover)) << "the attachment holds the cover's own bytes; " << log;
+}
+
+INSTANTIATE_TEST_SUITE_P(RunMedia, CoverArtInMatroska, testing::Values("--no-job", "--segment-frames 4"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            return info.param == "--no-job" ? std::string("nojob") : std::string("job");
                          });
