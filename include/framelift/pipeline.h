@@ -66,6 +66,10 @@ struct VideoShape {
   int time_base_num = 1, time_base_den = 1000;  // the unit of Frame::pts (any; 1/1000 or the container's)
   int64_t start_pts = 0;                        // the first frame's pts (retiming stages lay their grid from it)
   FieldOrder field_order = FieldOrder::Unknown;
+  // The pixels' aspect (16/11 for an anamorphic PAL picture); 0/1: unknown, taken as square.
+  // A Source reports its file's; resize stages that change the proportions change it so that the
+  // display aspect stays; a Sink writes it.
+  int sample_aspect_num = 0, sample_aspect_den = 1;
 };
 
 // What a built stage reports about itself.

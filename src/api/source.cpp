@@ -76,6 +76,8 @@ struct Source::Impl {
     const AVRational rate = av_guess_frame_rate(demux.format(), vst, nullptr);
     media::VideoFormat f = media::VideoFormat::of_frame(first->get(), vst->time_base, rate);
     if (f.field_order == AV_FIELD_UNKNOWN) f.field_order = vst->codecpar->field_order;
+    // The container's aspect where the decoder gives none (FFV1 in Matroska), as `run` reads it.
+    f.sample_aspect = av_guess_sample_aspect_ratio(demux.format(), vst, const_cast<AVFrame*>(first->get()));
     f.start_pts = (*first)->pts == AV_NOPTS_VALUE ? 0 : (*first)->pts;
     shape = api::shape_of(f);
   }

@@ -39,6 +39,7 @@ media::VideoFormat format_of(const VideoShape& s, const char* caller) {
   f.frame_rate = {s.frame_rate_num, s.frame_rate_den > 0 ? s.frame_rate_den : 1};
   f.start_pts = s.start_pts;
   f.field_order = av_field_order(s.field_order);
+  if (s.sample_aspect_num > 0 && s.sample_aspect_den > 0) f.sample_aspect = {s.sample_aspect_num, s.sample_aspect_den};
   f.range = AVCOL_RANGE_JPEG;
   return f;
 }
@@ -53,6 +54,10 @@ VideoShape shape_of(const media::VideoFormat& f) {
   s.time_base_den = f.time_base.den;
   s.start_pts = f.start_pts == AV_NOPTS_VALUE ? 0 : f.start_pts;
   s.field_order = field_order_of(f.field_order);
+  if (f.sample_aspect.num > 0 && f.sample_aspect.den > 0) {
+    s.sample_aspect_num = f.sample_aspect.num;
+    s.sample_aspect_den = f.sample_aspect.den;
+  }
   return s;
 }
 

@@ -81,3 +81,26 @@ TEST(Choices, ValuesBuiltByHandAreCheckedLikeTheirText) {
 }
 
 }  // namespace
+
+namespace {
+
+// The pixel aspect travels with the shape: a Source reports an anamorphic file's (FFV1 in
+// Matroska keeps it in the container only), and a Sink writes it, as `run` does.
+TEST(Choices, AnAnamorphicSourcesPixelAspectReachesTheSink) {
+  const std::filesystem::path dir = framelift::test::temp_dir("aspect-api");
+  const std::filesystem::path clip = dir / "anamorphic.mkv", out = dir / "out.mkv";
+  std::string log;
+  ASSERT_EQ(framelift::test::run_command("ffmpeg -v error -y -f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 "
+                                         "-vf setsar=16/11 -c:v ffv1 '" + clip.string() + "'", &log), 0) << log;
+  framelift::Source source(clip.string());
+  EXPECT_EQ(source.shape().sample_aspect_num, 16);
+  EXPECT_EQ(source.shape().sample_aspect_den, 11);
+  framelift::Sink sink(out.string(), source.shape());
+  while (auto f = source.read()) sink.write(*f);
+  sink.close();
+  ASSERT_EQ(framelift::test::run_command("ffprobe -v error -select_streams v -show_entries stream=sample_aspect_ratio "
+                                         "-of csv=p=0 '" + out.string() + "'", &log), 0);
+  EXPECT_EQ(log.substr(0, log.find('\n')), "16:11");
+}
+
+}  // namespace
