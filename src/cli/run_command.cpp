@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/inference_options.h"
@@ -21,7 +22,8 @@ namespace {
 // A stage option's default as its schema declares it (the one place it is spelled), for the
 // shortcut commands' flags that set that option.
 std::string schema_default(const std::string& stage, const std::string& option) {
-  for (const StageInfo& info : list_stages())
+  static const std::vector<StageInfo> stages = list_stages();  // asked four times as the CLI starts
+  for (const StageInfo& info : stages)
     if (info.name == stage)
       for (const StageOptionInfo& o : info.options)
         if (o.name == option) return o.default_value;

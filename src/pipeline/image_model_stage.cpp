@@ -4,8 +4,6 @@
 
 #include <cmath>
 
-#include "infer/memory_budget.h"
-#include "infer/threads.h"
 #include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
 #include "util/error.h"

@@ -21,7 +21,6 @@ extern "C" {
 }
 
 #include "infer/device.h"
-#include "infer/threads.h"
 #include "models/frame_interpolator.h"
 #include "models/graphed_interpolator.h"
 #include "pipeline/scene_change.h"

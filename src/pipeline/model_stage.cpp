@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "infer/device.h"
-#include "infer/threads.h"
 #include "models/torchscript_module.h"
 #include "pipeline/frame_mask.h"
 #include "pipeline/model_contract.h"

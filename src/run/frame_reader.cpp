@@ -96,14 +96,14 @@ bool FrameReader::accept(media::FramePtr& f) {
   return true;
 }
 
-bool FrameReader::deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out, ProgressCounters& counters) {
-  if (stopped_) return false;
+void FrameReader::deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out, ProgressCounters& counters) {
+  if (stopped_) return;
   count_work("decode.frames", 1);
   crash_point("decode");
-  if (!accept(f)) return false;
+  if (!accept(f)) return;
   if (window_.max_frames > 0 && frames_in_ >= window_.max_frames) {
     stopped_ = limited_ = true;  // stop reading, keep what was decoded
-    return false;
+    return;
   }
   f->pts = fix_timestamp(f->pts);
   stamp_aspect(f.get());
@@ -113,7 +113,6 @@ bool FrameReader::deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out,
   }
   Section blocked("decode.blocked");  // the stages are behind
   stopped_ = !out.push(std::move(f));
-  return !stopped_;
 }
 
 void FrameReader::read_stretches(BoundedQueue<media::FramePtr>& out, const PacketSink& other_packet,

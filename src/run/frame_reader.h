@@ -59,11 +59,14 @@ class FrameReader {
   int64_t decode_errors() const { return decoder_.error_count(); }
 
  private:
-  // What read() does with one decoded frame; false: stop reading this stretch.
+  // Whether a decoded frame is inside the current stretch (and then joined to the one before);
+  // one past its end closes the stretch, and the run when it was the last.
   bool accept(media::FramePtr& f);
   void prime();
   void read_stretches(BoundedQueue<media::FramePtr>& out, const PacketSink& other_packet, ProgressCounters& counters);
-  bool deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out, ProgressCounters& counters);
+  // One decoded frame into `out`, if the window takes it; sets stopped_ when the window or the
+  // queue is done.
+  void deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out, ProgressCounters& counters);
   int64_t fix_timestamp(int64_t pts);
   void stamp_aspect(AVFrame* f) const;
 

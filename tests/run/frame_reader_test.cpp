@@ -56,7 +56,9 @@ Read read(const std::string& file, InputWindow window) {
   r.frames_in = reader.frames_in();
   r.limited = reader.limited();
   EXPECT_EQ(counters.frames_in.load(), r.frames_in);
-  if (reader.window().video_only) EXPECT_EQ(other, 0) << "a part of the video copies no other stream";
+  if (reader.window().video_only) {
+    EXPECT_EQ(other, 0) << "a part of the video copies no other stream";
+  }
   r.other_packets = other;
   return r;
 }
