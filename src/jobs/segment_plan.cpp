@@ -90,6 +90,10 @@ SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int6
   std::vector<int64_t> starts{0};
   if (!timestamps_usable) {
     log::warn(input, ": missing or repeated timestamps; the job runs as one segment (resumable only as a whole)");
+  } else if (demux.timeline_mended()) {
+    // A seek lands on the raw timestamps, which repeat after a reset: only reading from the
+    // start finds a frame by its joined time.
+    log::warn(input, ": its timestamps go back (re-timed); the job runs as one segment (resumable only as a whole)");
   } else {
     if (segment_frames <= 0) {
       const AVRational rate = av_guess_frame_rate(demux.format(), demux.video_stream(), nullptr);

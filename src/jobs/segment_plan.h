@@ -39,7 +39,8 @@ struct SegmentPlan {
 
 // Reads the input's video packets (no decoding) and cuts the frames into segments of about
 // `segment_frames` (<= 0: about 10 s of video; moved to a keyframe within a quarter segment when there is one). An input
-// whose timestamps are missing or repeat gets one segment: its frames cannot be located by time.
+// whose timestamps are missing, repeat or go back (re-timed by the demuxer) gets one segment: its
+// frames cannot be located by time.
 // `max_frames` > 0 keeps only the first frames (a sample job). Throws Error(Input).
 SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int64_t max_frames = 0);
 // A segment length no video reaches: the job runs as one segment (a pipeline that must see the

@@ -107,6 +107,7 @@ Demuxer::Demuxer(const std::string& url) : url_(url) {
   ret = avformat_find_stream_info(raw, nullptr);
   throw_if_stop_requested();
   check(ret, ErrorKind::Input, str(url, ": cannot read stream info"));
+  mender_ = std::make_unique<TimelineMender>(raw, url);
   video_index_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (video_index_ < 0) throw Error(ErrorKind::Input, str(url, ": no video stream"));
   if (!avcodec_find_decoder(video_stream()->codecpar->codec_id))
@@ -125,10 +126,12 @@ bool Demuxer::read(AVPacket* pkt) {
     log::warn(url_, ": input ends early (", av_error_text(ret), "); keeping what was read");
     return false;
   }
+  mender_->mend(pkt);
   return true;
 }
 
 bool Demuxer::seek_video(int64_t pts) {
+  mender_->forget_positions();
   if (av_seek_frame(format_.get(), video_index_, pts, AVSEEK_FLAG_BACKWARD) >= 0) return true;
   log::debug(url_, ": cannot seek to ", pts, "; reading from the start");
   return avformat_seek_file(format_.get(), -1, INT64_MIN, 0, 0, AVSEEK_FLAG_BYTE) >= 0 ||

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "media/av_ptr.h"
+#include "media/timeline_mender.h"
 
 namespace framelift::media {
 
@@ -20,11 +21,15 @@ class Demuxer {
   AVStream* video_stream() const { return format_->streams[video_index_]; }
   const std::string& url() const { return url_; }
 
-  // Reads the next packet into pkt (unreferenced first). Returns false at the end of the input.
+  // Reads the next packet into pkt (unreferenced first), its timestamps joined across resets
+  // (timeline_mender.h). Returns false at the end of the input.
   // A read error in the middle of a file (truncation) ends the input too, with a warning, so the
   // frames decoded so far are kept; the caller decides whether that is an error.
   bool read(AVPacket* pkt);
   bool ended_early() const { return ended_early_; }
+  // Whether the timestamps of some stream went back and were re-timed: such an input cannot be
+  // located by timestamp (seek_video lands on raw times).
+  bool timeline_mended() const { return mender_ && mender_->mended(); }
 
   // Moves to the video keyframe at or before `pts` (video time base), for decoding a slice of
   // the input; where the container cannot seek there, back to the start. Returns false only when
@@ -35,6 +40,7 @@ class Demuxer {
   std::string url_;
   std::shared_ptr<void> stream_io_;  // a FIFO's or device's own reader; outlives format_
   InputFormatPtr format_;
+  std::unique_ptr<TimelineMender> mender_;
   int video_index_ = -1;
   bool ended_early_ = false;
 };

@@ -51,6 +51,7 @@ void FrameReader::prime() {
   const int64_t pts = primed_.front()->pts;
   if (window_.exact && first.seek != AV_NOPTS_VALUE && pts != AV_NOPTS_VALUE && pts > first.from)
     throw Error(ErrorKind::Input, str(input_, ": seeking to segment ", window_.segment_index, " landed after its start"));
+  size_keeper_.emplace(format(), input_);
 }
 
 media::VideoFormat FrameReader::format() const {
@@ -106,6 +107,7 @@ void FrameReader::deliver(media::FramePtr f, BoundedQueue<media::FramePtr>& out,
     return;
   }
   f->pts = fix_timestamp(f->pts);
+  f = size_keeper_->keep(std::move(f));
   stamp_aspect(f.get());
   if (window_.keeps(f->pts)) {
     ++frames_in_;

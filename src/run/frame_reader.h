@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "media/av_ptr.h"
 #include "media/decoder.h"
 #include "media/demuxer.h"
+#include "media/size_keeper.h"
 #include "media/video_format.h"
 #include "run/bounded_queue.h"
 #include "run/input_window.h"
@@ -45,7 +47,8 @@ class FrameReader {
   std::vector<media::PacketPtr> take_early_packets() { return std::move(early_packets_); }
 
   // The decode thread's body: every frame of the window, in order with strictly increasing
-  // timestamps (joined across stretches), into `out` (closed at the end); each other stream's
+  // timestamps (joined across stretches) and the first frame's size and pixel format (a frame of
+  // another size is fitted into it, media/size_keeper.h), into `out` (closed at the end); each other stream's
   // packet, as read, to `other_packet` (not called for a video-only window). Counts the frames
   // the window keeps in `counters.frames_in`. Returns when the window is read, `out` is aborted
   // or a stop is requested (throws Error(Interrupted) then).
@@ -77,6 +80,7 @@ class FrameReader {
   AVRational rate_{0, 1};
   int64_t frame_step_ = 1;  // one frame's duration in the video's time base, at least 1
 
+  std::optional<media::SizeKeeper> size_keeper_;  // from the first frame on
   std::deque<media::FramePtr> primed_;
   std::vector<media::PacketPtr> early_packets_;
   bool input_done_ = false;
