@@ -53,7 +53,10 @@ class Source {
   // Size, frame rate, time base of Frame::pts (the stream's), first timestamp, field order: what
   // Pipeline::configure takes.
   const VideoShape& shape() const;
-  // The next frame, or nullopt at the end of the file or after max_frames.
+  // The next frame, or nullopt at the end of the file or after max_frames. Every frame has
+  // shape()'s size and its timestamps only go forward, as `run` gives them (docs/jobs.md): a
+  // stream that changes size mid-way has the later frames fitted into the first size (black
+  // bars), and one whose timestamps go back is re-timed to continue; each is logged as a warning.
   std::optional<Frame> read();
   int64_t decode_errors() const;
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <optional>
 
 #include "framelift/values.h"
 
@@ -13,6 +14,7 @@
 #include "infer/frame_tensor.h"
 #include "media/decoder.h"
 #include "media/demuxer.h"
+#include "media/size_keeper.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -54,6 +56,7 @@ struct Source::Impl {
   int64_t from_pts = AV_NOPTS_VALUE;  // frames before this (stream time base) are skipped
   int64_t produced = 0;
   infer::FrameToTensor to_tensor;
+  std::optional<media::SizeKeeper> size_keeper;  // later frames at the first one's size
   VideoShape shape;
 
   Impl(const std::string& in, const SourceOptions& o)
@@ -80,6 +83,7 @@ struct Source::Impl {
     f.sample_aspect = av_guess_sample_aspect_ratio(demux.format(), vst, const_cast<AVFrame*>(first->get()));
     f.start_pts = (*first)->pts == AV_NOPTS_VALUE ? 0 : (*first)->pts;
     shape = api::shape_of(f);
+    size_keeper.emplace(f, in);
   }
 
   // The next frame to give (decoding as needed), past the ones before start_s; nullptr at the end.
@@ -112,7 +116,7 @@ std::optional<Frame> Source::read() {
   Impl& s = api::live(impl_, "Source");
   if (s.options.max_frames > 0 && s.produced >= s.options.max_frames) return std::nullopt;
   if (!s.peek()) return std::nullopt;
-  media::FramePtr f = std::move(s.pending.front());
+  media::FramePtr f = s.size_keeper->keep(std::move(s.pending.front()));
   s.pending.pop_front();
   const at::Tensor rgb = s.to_tensor.convert(f.get()).to(at::kFloat).contiguous();
   Frame out{int(rgb.size(2)), int(rgb.size(1)), f->pts == AV_NOPTS_VALUE ? 0 : f->pts,

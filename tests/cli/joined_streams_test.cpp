@@ -6,9 +6,8 @@
 // at the first size, and the run says what it changed.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "cli/cli_runner.h"
+#include "support/joined_clips.h"
 #include "support/media_check.h"
 
 namespace framelift::test {
@@ -16,30 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRate = 24, kFramesEach = 24;
-
-// One second of H.264 + AAC in MPEG-TS, `size` pixels, a testsrc2 picture that moves.
-fs::path ts_clip(const fs::path& dir, const std::string& name, const std::string& size, double start_s) {
-  const fs::path clip = dir / (name + ".ts");
-  std::string out;
-  const int rc = run_command("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=" + size + ":rate=" +
-                                 std::to_string(kRate) + " -f lavfi -i sine=frequency=440:sample_rate=48000 -ss " +
-                                 std::to_string(start_s) + " -frames:v " + std::to_string(kFramesEach) +
-                                 " -t 1 -c:v libx264 -preset ultrafast -g 12 -bf 0 -c:a aac -b:a 64k " + shell_quote(clip),
-                             &out);
-  EXPECT_EQ(rc, 0) << out;
-  return clip;
-}
-
-fs::path joined(const fs::path& dir, const fs::path& a, const fs::path& b) {
-  const fs::path clip = dir / "joined.ts";
-  std::ofstream o(clip, std::ios::binary);
-  for (const fs::path& part : {a, b}) {
-    std::ifstream i(part, std::ios::binary);
-    o << i.rdbuf();
-  }
-  return clip;
-}
+constexpr int kRate = kJoinedRate, kFramesEach = kJoinedFramesEach;
 
 std::vector<std::string> md5s(const std::vector<FrameHash>& frames) {
   std::vector<std::string> out;
