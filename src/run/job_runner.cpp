@@ -232,21 +232,17 @@ bool warn_if_disk_short(const JobOptions& o, const OpenJob& job, const DiskForec
   return need.measured;
 }
 
-// A write that found the disk full says how much more the job needs there and how to go on.
-Error with_disk_need(const Error& e, const JobOptions& o, const DiskForecast& forecast, const OpenJob* job,
-                     const fs::path& dir) {
-  if (!says_disk_full(e.what())) return e;
+// `e`, a write that found the disk full, with how much more the job needs there and how to go on;
+// without the job (its job.json or plan.json could not be written), the free space alone.
+Error disk_full_error(const Error& e, const JobOptions& o, const DiskForecast& forecast, const OpenJob* job,
+                      const fs::path& dir) {
   DiskNeed need;
-  if (job) {
-    std::map<int, jobs::SegmentRecord> done = jobs::Journal(job->dir).finished(false);
-    std::erase_if(done, [&](const auto& kv) { return kv.first < 0 || kv.first >= int(job->plan.segments.size()); });
-    need = disk_need(job->plan, done, forecast, o.selection, assembles(o));
-  }
+  if (job) need = disk_need(job->plan, finished_in_plan(jobs::Journal(job->dir), *job, false), forecast, o.selection, assembles(o));
   const DiskCheck check = check_disk(need, dir, o.run.output);
   const std::string amount = need.known ? describe(check) : str(check.folder, " has ", human_bytes(check.free_bytes), " free");
   const std::string by = check.short_by() > 0 ? str(", short by ", human_bytes(check.short_by())) : "";
-  return Error(e.kind(), str(e.what(), "; ", amount, by, ": make room and run the same command again to resume",
-                             " (finished segments are kept)"));
+  return Error(e.kind(), str(e.what(), "; ", amount, by, ": make room and run the same command again",
+                             job ? " to resume (finished segments are kept)" : ""));
 }
 
 // The run every segment of one worker makes: the job's, on the worker's device, quiet.
@@ -527,10 +523,12 @@ std::exception_ptr run_workers(Shared& shared) {
 [[noreturn]] void fail_job(std::exception_ptr error, Shared& shared, bool created, const JobReport& report) {
   const fs::path& dir = report.job_dir;
   std::error_code ec;
+  // A full disk's line is sized while the folder is still there.
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
-    error = std::make_exception_ptr(with_disk_need(e, shared.options, shared.disk, &shared.job, dir));
+    if (says_disk_full(e.what()))
+      error = std::make_exception_ptr(disk_full_error(e, shared.options, shared.disk, &shared.job, dir));
   } catch (...) {
   }
   if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
@@ -576,7 +574,8 @@ JobReport process_job(const JobOptions& o) {
     try {
       return open_or_create(o, dir);
     } catch (const Error& e) {
-      throw with_disk_need(e, o, {}, nullptr, dir);  // job.json or plan.json found the disk full
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, {}, nullptr, dir);  // job.json or plan.json
+      throw;
     }
   }();
   JobReport report;
@@ -611,7 +610,8 @@ JobReport process_job(const JobOptions& o) {
     try {
       assemble_when_done(o, job, shared, report, replaceable);
     } catch (const Error& e) {
-      throw with_disk_need(e, o, shared.disk, &job, dir);
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, shared.disk, &job, dir);
+      throw;
     }
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,7 +1,7 @@
 // A job on a disk too small for it, on a real tmpfs (the kernel's own ENOSPC): the disk fills
 // in the middle of a segment, at a journal commit (the disk is roomy there, and the record's
 // write fails with ENOSPC by fault injection, FRAMELIFT_FAIL_AT=write:4:28) and in the middle of
-// the assembly. Each time: exit 4 and one error line that says the disk was full and how much
+// the assembly (and at the job's first write, job.json). Each time: exit 4 and one error line that says the disk was full and how much
 // more the job needs (within 25% of what the job really went on to take), nothing under the
 // output's name, and after the disk is grown the same command resumes to the frames of a run that
 // was never short. A job that starts short says so first, in one warning line naming the folder.
@@ -128,6 +128,32 @@ TEST(DiskFull, MidSegment) {
   ASSERT_GE(warnings.size(), 1u) << said;
   EXPECT_LT(said.find(warnings[0]), said.find("error: ")) << said;
   EXPECT_GT(amount_after(warnings[0], "the job needs about"), 0) << warnings[0];
+  EXPECT_NE(warnings[0].find("(estimated: the first segment will tell)"), std::string::npos) << warnings[0];
+  // After its first segment the job checked again with that segment's real size.
+  ASSERT_GE(warnings.size(), 2u) << said;
+  EXPECT_NE(warnings[1].find("(sized by the finished segments)"), std::string::npos) << warnings[1];
+  // Run again without room: the check before the start is sized by the segment kept last time.
+  ASSERT_EQ(run_command(job.command(disk.dir() / "out.mkv"), &said), 4) << said;
+  const std::vector<std::string> again = lines_starting(said, "warning: not enough disk space: ");
+  ASSERT_GE(again.size(), 1u) << said;
+  EXPECT_NE(again[0].find("(sized by the finished segments)"), std::string::npos) << again[0];
+  expect_resumes(job, disk);
+}
+
+TEST(DiskFull, AtTheJobsFirstWrite) {
+  const Job& job = the_job();
+  SmallDisk disk("disk-full-job", 64 << 20);
+  if (!disk.available()) GTEST_SKIP() << disk.why();
+  std::string said;
+  // job.json cannot be written: there is no plan yet to size the job by, only the free space.
+  ASSERT_EQ(run_command("FRAMELIFT_FAIL_AT=write:1:28 " + job.command(disk.dir() / "out.mkv"), &said), 4) << said;
+  const std::vector<std::string> errors = lines_starting(said, "error: ");
+  ASSERT_EQ(errors.size(), 1u) << said;
+  const std::string job_dir = (disk.dir() / "out.mkv.framelift-job").string();
+  EXPECT_NE(errors[0].find("job.json: write failed (no space left on device (disk full)); " + job_dir + " has "),
+            std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("run the same command again"), std::string::npos) << errors[0];
+  EXPECT_FALSE(fs::exists(disk.dir() / "out.mkv"));
   expect_resumes(job, disk);
 }
 
