@@ -196,6 +196,15 @@ TEST(ServeHousekeeping, AnUploadThatWouldFillTheDiskIsRefusedBeforeAByteIsWritte
   auto third = create_upload(*c, token, "c.mkv", free_now() - keep - (64 << 10));
   EXPECT_EQ(third->status, 201) << third->body;
   EXPECT_EQ(create_upload(*c, token, "d.mkv", 1'000'000)->status, 507);
+  // A plan holds the job's disk peak against the data folder's disk, and names no server path.
+  auto plan = c->Post("/api/plan", bearer(token), json{{"input", "clips/cfr.mkv"}, {"pipeline", "resize:scale=8"}, {"codec", "ffv1"}}.dump(),
+                      "application/json");
+  ASSERT_EQ(plan->status, 200) << plan->body;
+  const json disk_figures = json::parse(plan->body)["disk"];
+  EXPECT_EQ(disk_figures["folder"], "the server's outputs folder");
+  EXPECT_NEAR(disk_figures["free_bytes"].get<double>(), double(free_now()), 1 << 20);
+  EXPECT_EQ(disk_figures["fits"], false) << "50 lossless frames of 2560x1920 on a disk of 16 MiB";
+  EXPECT_EQ(plan->body.find(disk.dir().string()), std::string::npos) << plan->body;
 }
 
 TEST(ServeHousekeeping, ASecondServerOnTheSameDataFolderIsRefused) {
