@@ -71,6 +71,11 @@ TEST_P(PlanDisk, EstimateIsWithinAQuarterOfTheMeasuredPeak) {
   ASSERT_TRUE(plan.contains("disk_bytes")) << plan.dump();
   EXPECT_EQ(plan["disk"]["bits_from"], manifest.string());
   const double estimate = plan["disk_bytes"].get<double>();
+  // What the table would have said: for this cartoon footage, lossless, several times too much.
+  const nlohmann::json table = plan_json("-i " + shell_quote(in) + " --pipeline " + kPipeline + " -c " + codec);
+  const double measured_bits = plan["disk"]["bits_per_pixel"].get<double>(), table_bits = table["disk"]["bits_per_pixel"].get<double>();
+  std::printf("%s: %.3f bits per pixel measured, %.3f in the table\n", codec.c_str(), measured_bits, table_bits);
+  if (codec == "ffv1") EXPECT_LT(measured_bits, table_bits / 3);
 
   const std::string run = shell_quote(cli_path()) + " --log-level warn run -i " + shell_quote(in) + " --pipeline " + kPipeline +
                           " -c " + codec + " --segment-frames 12 --progress none -o ";
@@ -122,6 +127,15 @@ TEST(PlanDiskTable, ModelsToInstallAndTheOutputFoldersFreeSpace) {
   EXPECT_DOUBLE_EQ(plan["disk"]["model_bytes"].get<double>(), swinir);
   EXPECT_DOUBLE_EQ(plan["disk_bytes"].get<double>(),
                    plan["disk"]["segments_bytes"].get<double>() + plan["disk"]["output_bytes"].get<double>() + swinir);
+
+  // Without -o, the folder the command runs in.
+  const fs::path here = temp_dir("plan-here");
+  ASSERT_EQ(run_command("cd " + shell_quote(here) + " && " + shell_quote(cli_path()) + " --log-level warn plan --gpu l4 --json -i " +
+                            shell_quote(media("real_megamind.mkv")),
+                        &said),
+            0)
+      << said;
+  EXPECT_EQ(nlohmann::json::parse(said.substr(said.find('{')))["disk"]["folder"], here.string());
 
   SmallDisk disk("plan-free", 1 << 20);
   if (!disk.available()) GTEST_SKIP() << disk.why();

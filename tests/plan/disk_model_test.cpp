@@ -46,6 +46,20 @@ TEST(DiskModel, TableBitsScaleWithRawBitsForLosslessAndWithCrfForLossy) {
   EXPECT_DOUBLE_EQ(table_bits_per_pixel("libx264", std::nullopt, 12), table_bits_per_pixel("libx264", 23, 12));
   EXPECT_DOUBLE_EQ(table_bits_per_pixel("libx265", 34, 12), table_bits_per_pixel("libx265", std::nullopt, 12) / 2);
   EXPECT_DOUBLE_EQ(crf_size_factor("ffv1", 10, 30), 1);  // no crf there
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("libsvtav1", 29, 12), 2 * table_bits_per_pixel("libsvtav1", std::nullopt, 12));
+  // The table as docs/planner.md gives it: a GOP's mean on 1080p film at the default quality.
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("libx264", std::nullopt, 12), 0.10);
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("hevc_nvenc", std::nullopt, 12), 0.06);
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("libsvtav1", std::nullopt, 12), 0.045);
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("prores_ks", std::nullopt, 12), 3.5);
+  EXPECT_DOUBLE_EQ(table_bits_per_pixel("ffv1", std::nullopt, 12), 5.4);
+}
+
+TEST(DiskModel, KeyframesComeEveryGopAsTheEncodersPlaceThem) {
+  EXPECT_EQ(keyframe_interval("libx264"), 250);
+  EXPECT_EQ(keyframe_interval("libx265"), 250);
+  EXPECT_EQ(keyframe_interval("ffv1"), 12);
+  EXPECT_EQ(keyframe_interval("prores_ks"), 1);
 }
 
 TEST(DiskModel, PeakIsEverySegmentPlusTheOutputPlusModels) {
