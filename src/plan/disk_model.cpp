@@ -33,8 +33,9 @@ double table_bits_per_pixel(const std::string& codec, std::optional<double> crf,
 }
 
 double crf_size_factor(const std::string& codec, std::optional<double> from, std::optional<double> to) {
-  if (!default_crf(codec) || !from || !to) return 1;
-  return std::exp2((*from - *to) / 6);
+  const std::optional<double> fallback = default_crf(codec);
+  if (!fallback) return 1;
+  return std::exp2((from.value_or(*fallback) - to.value_or(*fallback)) / 6);
 }
 
 int keyframe_interval(const std::string& codec) {

@@ -21,8 +21,8 @@ namespace framelift::plan {
 // per pixel (12: 8-bit 4:2:0). Lossless codecs scale with raw_bits, lossy ones do not.
 double table_bits_per_pixel(const std::string& codec, std::optional<double> crf, double raw_bits);
 
-// How much bigger a crf-coded output gets going from `from` to `to` (x264, x265 and AV1 encoders
-// double their bitrate about every 6 steps down); 1 for codecs without crf or a crf not given.
+// How much bigger a crf-coded output gets going from `from` to `to` (x264, x265 and SVT-AV1 double
+// their bitrate about every 6 steps down; nullopt: the encoder's default); 1 for other codecs.
 double crf_size_factor(const std::string& codec, std::optional<double> from, std::optional<double> to);
 
 // Frames between the keyframes `codec` places by itself: x264 and x265 250 (their keyint), 1 for

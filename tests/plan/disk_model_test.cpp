@@ -102,6 +102,12 @@ TEST(DiskModel, AMeasurementAtOneCrfIsScaledToTheJobsCrf) {
   EXPECT_NEAR(estimate_disk(at26, cal).bits_per_pixel, estimate_disk(at20, cal).bits_per_pixel / 2, 1e-12);
   // Two segments, two keyframes (x264's keyint 250 is longer than a segment): 2 x 4 + 46 x 0.8 bits.
   EXPECT_NEAR(estimate_disk(at20, cal).bits_per_pixel, (2 * 4.0 + 46 * 0.8) / 48, 1e-9);
+  // A profile at the encoder's default (crf 23) priced for a job at 17: twice the bits.
+  Calibration at_default;
+  at_default.add_manifest(manifest_with_encoder(x264, std::nullopt), "x264.json", one_gpu());
+  Job at17 = small_job("libx264");
+  at17.crf = 17;
+  EXPECT_NEAR(estimate_disk(at17, at_default).bits_per_pixel, 2 * estimate_disk(small_job("libx264"), at_default).bits_per_pixel, 1e-12);
 }
 
 TEST(DiskModel, ThePlanSaysWhenTheOutputFolderIsShortAndPutsDiskBytesInItsJson) {
