@@ -25,7 +25,9 @@
 #include "media/encoder.h"
 #include "media/muxer.h"
 #include "pipeline/stage_registry.h"
+#include "run/disk_check.h"
 #include "run/warm_stages.h"
+#include "util/disk_space.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json_text.h"
@@ -199,17 +201,49 @@ struct ClaimGuard {
 
 // What all workers of this process share.
 struct Shared {
-  Shared(const JobOptions& o, const OpenJob& j)
-      : options(o), job(j), journal(j.dir), counters(o.counters ? *o.counters : own_counters) {}
+  Shared(const JobOptions& o, const OpenJob& j, DiskForecast d)
+      : options(o), job(j), disk(d), journal(j.dir), counters(o.counters ? *o.counters : own_counters) {}
   const JobOptions& options;
   const OpenJob& job;
+  const DiskForecast disk;  // the output's size before a segment measures it
   jobs::Journal journal;
   ProgressCounters own_counters;
   ProgressCounters& counters;
   std::atomic<int> done_now{0};
   std::atomic<int64_t> frames_in{0}, frames_out{0}, decode_errors{0};
   std::atomic<bool> failed{false};
+  // Whether the disk was checked with a finished segment's real size (not only the forecast).
+  std::atomic<bool> disk_checked_measured{false};
 };
+
+// Whether this process writes the output (a shard worker leaves it to the assemble step).
+bool assembles(const JobOptions& o) { return o.assemble && !o.selection.sharded(); }
+
+// One warning line when what is left of the job does not fit in the free space where it goes.
+// Returns whether the check used finished segments' real sizes.
+bool warn_if_disk_short(const JobOptions& o, const OpenJob& job, const DiskForecast& forecast,
+                        const std::map<int, jobs::SegmentRecord>& done) {
+  const DiskNeed need = disk_need(job.plan, done, forecast, o.selection, assembles(o));
+  if (!need.known) return false;
+  const DiskCheck check = check_disk(need, job.dir.root(), o.run.output);
+  if (check.short_by() > 0)
+    log::warn("not enough disk space: ", describe(check), ", short by ", human_bytes(check.short_by()),
+              need.measured ? " (sized by the finished segments)" : " (estimated: the first segment will tell)");
+  return need.measured;
+}
+
+// `e`, a write that found the disk full, with how much more the job needs there and how to go on;
+// without the job (its job.json or plan.json could not be written), the free space alone.
+Error disk_full_error(const Error& e, const JobOptions& o, const DiskForecast& forecast, const OpenJob* job,
+                      const fs::path& dir) {
+  DiskNeed need;
+  if (job) need = disk_need(job->plan, finished_in_plan(jobs::Journal(job->dir), *job, false), forecast, o.selection, assembles(o));
+  const DiskCheck check = check_disk(need, dir, o.run.output);
+  const std::string amount = need.known ? describe(check) : str(check.folder, " has ", human_bytes(check.free_bytes), " free");
+  const std::string by = check.short_by() > 0 ? str(", short by ", human_bytes(check.short_by())) : "";
+  return Error(e.kind(), str(e.what(), "; ", amount, by, ": make room and run the same command again",
+                             job ? " to resume (finished segments are kept)" : ""));
+}
 
 // The run every segment of one worker makes: the job's, on the worker's device, quiet.
 RunOptions worker_run(const JobOptions& o, const std::string& device) {
@@ -273,6 +307,9 @@ bool do_segment(Shared& shared, jobs::SegmentClaims& claims, const RunOptions& b
   const jobs::SegmentRecord record =
       record_of(seg.index, report, std::chrono::duration<double>(Clock::now() - start).count(), claims.worker());
   shared.journal.commit(record, run.output);
+  // The first segment's real size replaces the forecast the start was checked with.
+  if (!shared.disk_checked_measured.exchange(true))
+    warn_if_disk_short(shared.options, shared.job, shared.disk, finished_in_plan(shared.journal, shared.job, false));
   ++shared.done_now;
   shared.frames_in += report.frames_in;
   shared.frames_out += report.frames_out;
@@ -486,6 +523,14 @@ std::exception_ptr run_workers(Shared& shared) {
 [[noreturn]] void fail_job(std::exception_ptr error, Shared& shared, bool created, const JobReport& report) {
   const fs::path& dir = report.job_dir;
   std::error_code ec;
+  // A full disk's line is sized while the folder is still there.
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (says_disk_full(e.what()))
+      error = std::make_exception_ptr(disk_full_error(e, shared.options, shared.disk, &shared.job, dir));
+  } catch (...) {
+  }
   if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
   try {
     std::rethrow_exception(error);
@@ -525,7 +570,14 @@ JobReport process_job(const JobOptions& o) {
   const std::optional<FileIdentity> replaceable = file_identity(o.run.output);
   const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
   const bool created = !jobs::JobDir(dir).exists();
-  const OpenJob job = open_or_create(o, dir);
+  const OpenJob job = [&] {
+    try {
+      return open_or_create(o, dir);
+    } catch (const Error& e) {
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, {}, nullptr, dir);  // job.json or plan.json
+      throw;
+    }
+  }();
   JobReport report;
   report.job_dir = dir;
   report.segments = int(job.plan.segments.size());
@@ -534,13 +586,15 @@ JobReport process_job(const JobOptions& o) {
     return report;
   }
 
-  Shared shared(o, job);
+  // Asked only now that the input is known to be a file a job can read (a FIFO would block).
+  Shared shared(o, job, o.disk_forecast ? o.disk_forecast() : DiskForecast{});
   // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
   const auto done = finished_in_plan(shared.journal, job, true);
   report.done_before = int(done.size());
   count_earlier_work(shared, done);
   if (report.done_before)
     log::info("resuming ", dir.string(), ": ", report.done_before, " of ", report.segments, " segment(s) already done");
+  shared.disk_checked_measured = warn_if_disk_short(o, job, shared.disk, done);
   {
     ProgressReporter progress(o.progress, shared.counters);
     if (std::exception_ptr error = run_workers(shared)) fail_job(error, shared, created, report);
@@ -553,7 +607,12 @@ JobReport process_job(const JobOptions& o) {
   if (!job.dir.exists()) {
     check_folder_went_with_assembly(dir, o.run.output);
   } else {
-    assemble_when_done(o, job, shared, report, replaceable);
+    try {
+      assemble_when_done(o, job, shared, report, replaceable);
+    } catch (const Error& e) {
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, shared.disk, &job, dir);
+      throw;
+    }
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
