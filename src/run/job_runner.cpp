@@ -26,6 +26,7 @@
 #include "media/muxer.h"
 #include "pipeline/stage_registry.h"
 #include "run/warm_stages.h"
+#include "util/crash_point.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json_text.h"
@@ -85,8 +86,10 @@ struct OpenJob {
 jobs::SegmentPlan ensure_plan(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
   std::error_code ec;
   if (!fs::exists(dir.plan_file(), ec)) {
+    crash_point("plan");
     const jobs::SegmentPlan plan = jobs::plan_segments(spec.input, spec.segment_frames, spec.max_frames);
     write_file_no_replace(dir.plan_file(), jobs::to_json(plan).dump() + "\n");
+    crash_point("planned");
   }
   return jobs::plan_from_json(read_json(dir.plan_file()), dir.plan_file().string());
 }
