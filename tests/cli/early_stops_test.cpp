@@ -1,0 +1,79 @@
+// Issue 29: a job stopped at each early point (before its plan is written, after it, while the
+// first segment's encoder opens, after its first packet, while a segment is committed, during
+// assembly) by SIGKILL and by SIGTERM, delivered at that point by the process itself
+// (util/crash_point.h) so no timing decides where it lands. Each stop exits as documented (137,
+// 130) with nothing under the output's name; rerunning the same command then ends with the frames
+// of one plain `--no-job` pass, every one of them (FFV1, md5 per frame), and the audio.
+#include <gtest/gtest.h>
+
+#include "cli/cli_runner.h"
+#include "support/early_stops.h"
+#include "support/media_check.h"
+
+namespace fs = std::filesystem;
+
+namespace framelift::test {
+namespace {
+
+std::string job_args(const fs::path& out) {
+  return "run -i " + shell_quote(media("tiny_20f.mkv")) + " -o " + shell_quote(out) + " --pipeline " +
+         kEarlyStopPipeline + " -c ffv1 --segment-frames " + std::to_string(kEarlyStopSegmentFrames) + " --progress none";
+}
+
+struct Frames {
+  std::vector<FrameHash> video, audio;
+};
+
+Frames frames_of(const fs::path& file) { return {framemd5(file, "0:v", false), framemd5(file, "0:a", true)}; }
+
+const Frames& one_pass() {
+  static const Frames frames = [] {
+    const fs::path out = temp_dir("early-stops-ref") / "one-pass.mkv";
+    const CliResult r = framelift(job_args(out) + " --no-job");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return frames_of(out);
+  }();
+  return frames;
+}
+
+void expect_same(const Frames& got, const Frames& want, const std::string& what) {
+  ASSERT_EQ(got.video.size(), want.video.size()) << what << ": frames lost or added";
+  for (size_t i = 0; i < want.video.size(); ++i) {
+    EXPECT_EQ(got.video[i].md5, want.video[i].md5) << what << ": frame " << i;
+    EXPECT_DOUBLE_EQ(got.video[i].pts_s, want.video[i].pts_s) << what << ": frame " << i;
+  }
+  ASSERT_EQ(got.audio.size(), want.audio.size()) << what << ": audio packets";
+  for (size_t i = 0; i < want.audio.size(); ++i) EXPECT_EQ(got.audio[i].md5, want.audio[i].md5) << what << ": audio packet " << i;
+}
+
+void stop_at_each_point_then_resume(StopSignal signal) {
+  const Frames& want = one_pass();
+  ASSERT_EQ(want.video.size(), size_t(kEarlyStopFrames));
+  for (const EarlyPoint& point : early_points()) {
+    const std::string what = signal_name(signal) + " at " + point.at + " (" + point.what + ")";
+    SCOPED_TRACE(what);
+    const fs::path dir = temp_dir("early-stops");
+    const fs::path out = dir / "out.mkv";
+    std::string log;
+    const int rc = run_command(stop_variable(signal) + "=" + point.at + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
+    if (signal == StopSignal::Kill) {
+      EXPECT_EQ(rc, 128 + 9) << "the point was not reached: " << log;
+    } else {
+      EXPECT_EQ(rc, 130) << log;
+      EXPECT_NE(log.find("stopped by SIGTERM"), std::string::npos) << log;
+    }
+    EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
+    const CliResult resumed = framelift(job_args(out));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    expect_same(frames_of(out), want, what);
+    for (const auto& entry : fs::directory_iterator(dir))
+      EXPECT_EQ(entry.path().filename(), "out.mkv") << "left behind: " << entry.path();
+  }
+}
+
+TEST(EarlyStops, SigkillAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { stop_at_each_point_then_resume(StopSignal::Kill); }
+
+TEST(EarlyStops, SigtermAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { stop_at_each_point_then_resume(StopSignal::Term); }
+
+}  // namespace
+}  // namespace framelift::test
