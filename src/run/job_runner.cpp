@@ -489,11 +489,12 @@ std::exception_ptr run_workers(Shared& shared) {
 [[noreturn]] void fail_job(std::exception_ptr error, Shared& shared, bool created, const JobReport& report) {
   const fs::path& dir = report.job_dir;
   std::error_code ec;
-  if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
+  const bool removed = created && shared.journal.finished(false).empty() && fs::remove_all(dir, ec) > 0;
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Interrupted) throw;
+    if (removed) throw Error(ErrorKind::Interrupted, str(e.what(), ": no segment was finished; run the same command again"));
     const int finished = count_done(shared.journal, shared.job, nullptr);
     throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments, " segment(s) finished and kept in ",
                                             dir.string(), "; run the same command again to resume"));
