@@ -14,6 +14,7 @@ extern "C" {
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "util/str.h"
 
 namespace framelift::jobs {
@@ -141,6 +142,8 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   int64_t last_dts = AV_NOPTS_VALUE;
   auto when = [](const AVPacket* p) { return p->dts != AV_NOPTS_VALUE ? p->dts : p->pts; };
   while (have_video || have_other) {
+    // A stop is honoured up to the rename below; from there the output is complete.
+    throw_if_stop_requested();
     const AVRational otb = have_other ? source.format()->streams[opkt->stream_index]->time_base : AVRational{1, 1};
     const bool video_first =
         have_video && (!have_other || av_compare_ts(when(vpkt.get()), segments.time_base(), when(opkt.get()), otb) <= 0);
@@ -166,14 +169,16 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   if (report.video_frames != expected_frames)
     throw Error(ErrorKind::Output, str(spec.output, ": assembled ", report.video_frames, " frames, the journal records ",
                                        expected_frames, "; not written"));
+  throw_if_stop_requested();
   mux.finish();
+  crash_point("assembled");
   report.segments = int(plan.segments.size());
   report.output = spec.output;
   return report;
 }
 
 int64_t count_video_packets(const std::filesystem::path& file) {
-  media::Demuxer demux(file.string());
+  media::Demuxer demux(file.string(), media::OnStop::Finish);
   media::PacketPtr pkt = media::make_packet();
   int64_t n = 0;
   while (demux.read(pkt.get()))

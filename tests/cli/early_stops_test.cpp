@@ -78,5 +78,27 @@ TEST(EarlyStops, SigkillAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { sto
 
 TEST(EarlyStops, SigtermAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { stop_at_each_point_then_resume(StopSignal::Term); }
 
+// Stopped as its output goes into place, a job ends complete. A SIGTERM just before the rename
+// or just after it (the frames not counted yet) cut the count short: the run exited 130 with the
+// complete output under its name and the job folder kept, and the same command then refused that
+// name as taken (exit 4). A stop is honoured up to the rename now, and the run finishes after it.
+TEST(EarlyStops, SigtermAsTheOutputGoesIntoPlaceFinishesTheJob) {
+  const Frames& want = one_pass();
+  // commit:N counts every rename: job.json, plan.json, then per segment its part file, the
+  // segment and its record (3 x 5), and the output's, the 18th.
+  for (const std::string point : {"commit:18", "assembled:1"}) {
+    SCOPED_TRACE(point);
+    const fs::path dir = temp_dir("early-stops-output");
+    const fs::path out = dir / "out.mkv";
+    std::string log;
+    const int rc = run_command("FRAMELIFT_STOP_AT=" + point + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
+    EXPECT_EQ(rc, 0) << "the output was in place: the job must finish " << log;
+    ASSERT_TRUE(fs::exists(out)) << log;
+    expect_same(frames_of(out), want, "SIGTERM at " + point);
+    for (const auto& entry : fs::directory_iterator(dir))
+      EXPECT_EQ(entry.path().filename(), "out.mkv") << "left behind: " << entry.path();
+  }
+}
+
 }  // namespace
 }  // namespace framelift::test
