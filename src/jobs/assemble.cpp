@@ -3,6 +3,8 @@
 #include <memory>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 extern "C" {
 #include <libavutil/mathematics.h>
 }
@@ -81,6 +83,14 @@ media::FramePtr first_video_frame(const std::string& input) {
     if (pkt->stream_index == demux.video_index()) decoder.decode(pkt.get(), keep);
   if (!frame) decoder.decode(nullptr, keep);
   return frame;
+}
+
+// assembled.json: the device and inode of the file about to become the output, written before
+// the rename into place, which keeps both. Written after it, a run killed between the two would
+// leave a complete output that the next run could not tell from a file someone else put there.
+void record_assembly(const JobDir& dir, const std::filesystem::path& file) {
+  if (const std::optional<FileIdentity> made = file_identity(file))
+    write_file_atomic(dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
 }
 
 }  // namespace
@@ -170,7 +180,15 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
     throw Error(ErrorKind::Output, str(spec.output, ": assembled ", report.video_frames, " frames, the journal records ",
                                        expected_frames, "; not written"));
   throw_if_stop_requested();
-  mux.finish();
+  record_assembly(dir, mux.temp_path());
+  try {
+    mux.finish();
+  } catch (...) {
+    // Not the output after all (removed, or kept under another name): nothing may take it for one.
+    std::error_code ec;
+    std::filesystem::remove(dir.assembled_file(), ec);
+    throw;
+  }
   crash_point("assembled");
   report.segments = int(plan.segments.size());
   report.output = spec.output;

@@ -81,20 +81,35 @@ TEST(EarlyStops, SigtermAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { sto
 // Stopped as its output goes into place, a job ends complete. A SIGTERM just before the rename
 // or just after it (the frames not counted yet) cut the count short: the run exited 130 with the
 // complete output under its name and the job folder kept, and the same command then refused that
-// name as taken (exit 4). A stop is honoured up to the rename now, and the run finishes after it.
-TEST(EarlyStops, SigtermAsTheOutputGoesIntoPlaceFinishesTheJob) {
+// name as taken (exit 4). A SIGKILL just after the rename left the same, unrecognisable, as
+// assembled.json was written after the rename; it is written just before now (the rename keeps
+// the inode), and the same command finishes the job.
+TEST(EarlyStops, StoppedAsTheOutputGoesIntoPlaceTheJobEndsComplete) {
   const Frames& want = one_pass();
   // commit:N counts every rename: job.json, plan.json, then per segment its part file, the
-  // segment and its record (3 x 5), and the output's, the 18th.
-  for (const std::string point : {"commit:18", "assembled:1"}) {
-    SCOPED_TRACE(point);
+  // segment and its record (3 x 5), assembled.json, and the output's, the 19th.
+  struct Case {
+    StopSignal signal;
+    std::string at;
+  };
+  for (const Case& c : {Case{StopSignal::Term, "commit:19"}, Case{StopSignal::Term, "assembled:1"},
+                        Case{StopSignal::Kill, "assembled:1"}}) {
+    const std::string what = signal_name(c.signal) + " at " + c.at;
+    SCOPED_TRACE(what);
     const fs::path dir = temp_dir("early-stops-output");
     const fs::path out = dir / "out.mkv";
     std::string log;
-    const int rc = run_command("FRAMELIFT_STOP_AT=" + point + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
-    EXPECT_EQ(rc, 0) << "the output was in place: the job must finish " << log;
+    const int rc = run_command(stop_variable(c.signal) + "=" + c.at + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
+    if (c.signal == StopSignal::Term) {
+      EXPECT_EQ(rc, 0) << "the output was in place: the job must finish " << log;
+    } else {
+      EXPECT_EQ(rc, 128 + 9) << log;
+      const CliResult rerun = framelift(job_args(out));
+      ASSERT_EQ(rerun.exit_code, 0) << rerun.output;
+      EXPECT_NE(rerun.output.find("assembled by an earlier run"), std::string::npos) << rerun.output;
+    }
     ASSERT_TRUE(fs::exists(out)) << log;
-    expect_same(frames_of(out), want, "SIGTERM at " + point);
+    expect_same(frames_of(out), want, what);
     for (const auto& entry : fs::directory_iterator(dir))
       EXPECT_EQ(entry.path().filename(), "out.mkv") << "left behind: " << entry.path();
   }
