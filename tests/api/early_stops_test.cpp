@@ -57,33 +57,30 @@ int child(const std::string& how, const std::string& mode, const fs::path& dir, 
                      log);
 }
 
-void stop_at_each_point_then_resume(StopSignal signal) {
+// SIGTERM, in the child, is its cancel callback answering true at the point.
+class ApiEarlyStops : public ::testing::TestWithParam<EarlyStop> {};
+
+TEST_P(ApiEarlyStops, StoppedThereThenJobOpenWorkAssembleGivesEveryFrame) {
+  const auto& [point, signal] = GetParam();
   const std::vector<std::string>& want = one_pass();
   ASSERT_EQ(want.size(), size_t(kEarlyStopFrames));
-  for (const EarlyPoint& point : early_points()) {
-    const std::string what = (signal == StopSignal::Kill ? "SIGKILL" : "a cancel") + std::string(" at ") + point.at + " (" +
-                             point.what + ")";
-    SCOPED_TRACE(what);
-    const fs::path dir = temp_dir("api-early-stops");
-    std::string log;
-    const int rc = child(stop_variable(signal) + "=" + point.at, "start", dir, &log);
-    EXPECT_EQ(rc, signal == StopSignal::Kill ? 128 + 9 : 130) << "the point was not reached: " << log;
-    EXPECT_FALSE(fs::exists(dir / "out.mkv")) << "nothing may appear under the output's name before it is complete";
-    const int resumed = child("", "resume", dir, &log);
-    ASSERT_EQ(resumed, 0) << log;
-    const std::vector<std::string> got = frame_md5s(dir / "out.mkv");
-    ASSERT_EQ(got.size(), want.size()) << what << ": frames lost or added\n" << log;
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << what << ": frame " << i;
-  }
+  const std::string what = (signal == StopSignal::Kill ? "SIGKILL" : "a cancel") + std::string(" at ") + point.at + " (" +
+                           point.what + ")";
+  const fs::path dir = temp_dir("api-early-stops");
+  std::string log;
+  const int rc = child(stop_variable(signal) + "=" + point.at, "start", dir, &log);
+  EXPECT_EQ(rc, signal == StopSignal::Kill ? 128 + 9 : 130) << "the point was not reached: " << log;
+  EXPECT_FALSE(fs::exists(dir / "out.mkv")) << "nothing may appear under the output's name before it is complete";
+  const int resumed = child("", "resume", dir, &log);
+  ASSERT_EQ(resumed, 0) << log;
+  const std::vector<std::string> got = frame_md5s(dir / "out.mkv");
+  ASSERT_EQ(got.size(), want.size()) << what << ": frames lost or added\n" << log;
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << what << ": frame " << i;
 }
 
-TEST(ApiEarlyStops, SigkillAtEachEarlyPointThenJobOpenWorkAssembleGivesEveryFrame) {
-  stop_at_each_point_then_resume(StopSignal::Kill);
-}
-
-TEST(ApiEarlyStops, CancelAtEachEarlyPointThenJobOpenWorkAssembleGivesEveryFrame) {
-  stop_at_each_point_then_resume(StopSignal::Term);
-}
+INSTANTIATE_TEST_SUITE_P(Points, ApiEarlyStops,
+                         ::testing::Combine(::testing::ValuesIn(early_points()), ::testing::Values(StopSignal::Kill, StopSignal::Term)),
+                         [](const auto& info) { return early_stop_name(info); });
 
 }  // namespace
 }  // namespace framelift::test

@@ -46,37 +46,37 @@ void expect_same(const Frames& got, const Frames& want, const std::string& what)
   for (size_t i = 0; i < want.audio.size(); ++i) EXPECT_EQ(got.audio[i].md5, want.audio[i].md5) << what << ": audio packet " << i;
 }
 
-void stop_at_each_point_then_resume(StopSignal signal) {
+class EarlyStops : public ::testing::TestWithParam<EarlyStop> {};
+
+TEST_P(EarlyStops, StoppedThereThenTheSameCommandGivesEveryFrame) {
+  const auto& [point, signal] = GetParam();
   const Frames& want = one_pass();
   ASSERT_EQ(want.video.size(), size_t(kEarlyStopFrames));
-  for (const EarlyPoint& point : early_points()) {
-    const std::string what = signal_name(signal) + " at " + point.at + " (" + point.what + ")";
-    SCOPED_TRACE(what);
-    const fs::path dir = temp_dir("early-stops");
-    const fs::path out = dir / "out.mkv";
-    std::string log;
-    const int rc = run_command(stop_variable(signal) + "=" + point.at + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
-    if (signal == StopSignal::Kill) {
-      EXPECT_EQ(rc, 128 + 9) << "the point was not reached: " << log;
-    } else {
-      EXPECT_EQ(rc, 130) << log;
-      EXPECT_NE(log.find("stopped by SIGTERM"), std::string::npos) << log;
-      // The message says what is kept: a stop before any segment finished removes the folder.
-      if (log.find("kept in") != std::string::npos)
-        EXPECT_TRUE(fs::exists(dir / "out.mkv.framelift-job")) << "the message names a folder that is gone: " << log;
-    }
-    EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
-    const CliResult resumed = framelift(job_args(out));
-    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-    expect_same(frames_of(out), want, what);
-    for (const auto& entry : fs::directory_iterator(dir))
-      EXPECT_EQ(entry.path().filename(), "out.mkv") << "left behind: " << entry.path();
+  const std::string what = signal_name(signal) + " at " + point.at + " (" + point.what + ")";
+  const fs::path dir = temp_dir("early-stops");
+  const fs::path out = dir / "out.mkv";
+  std::string log;
+  const int rc = run_command(stop_variable(signal) + "=" + point.at + " " + shell_quote(cli_path()) + " " + job_args(out), &log);
+  if (signal == StopSignal::Kill) {
+    EXPECT_EQ(rc, 128 + 9) << "the point was not reached: " << log;
+  } else {
+    EXPECT_EQ(rc, 130) << log;
+    EXPECT_NE(log.find("stopped by SIGTERM"), std::string::npos) << log;
+    // The message says what is kept: a stop before any segment finished removes the folder.
+    if (log.find("kept in") != std::string::npos)
+      EXPECT_TRUE(fs::exists(dir / "out.mkv.framelift-job")) << "the message names a folder that is gone: " << log;
   }
+  EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
+  const CliResult resumed = framelift(job_args(out));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  expect_same(frames_of(out), want, what);
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "out.mkv") << "left behind: " << entry.path();
 }
 
-TEST(EarlyStops, SigkillAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { stop_at_each_point_then_resume(StopSignal::Kill); }
-
-TEST(EarlyStops, SigtermAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { stop_at_each_point_then_resume(StopSignal::Term); }
+INSTANTIATE_TEST_SUITE_P(Points, EarlyStops,
+                         ::testing::Combine(::testing::ValuesIn(early_points()), ::testing::Values(StopSignal::Kill, StopSignal::Term)),
+                         [](const auto& info) { return early_stop_name(info); });
 
 // Stopped as its output goes into place, a job ends complete. A SIGTERM just before the rename
 // or just after it (the frames not counted yet) cut the count short: the run exited 130 with the
@@ -84,7 +84,7 @@ TEST(EarlyStops, SigtermAtEachEarlyPointThenTheSameCommandGivesEveryFrame) { sto
 // name as taken (exit 4). A SIGKILL just after the rename left the same, unrecognisable, as
 // assembled.json was written after the rename; it is written just before now (the rename keeps
 // the inode), and the same command finishes the job.
-TEST(EarlyStops, StoppedAsTheOutputGoesIntoPlaceTheJobEndsComplete) {
+TEST(OutputInPlace, StoppedAsTheOutputGoesIntoPlaceTheJobEndsComplete) {
   const Frames& want = one_pass();
   // commit:N counts every rename: job.json, plan.json, then per segment its part file, the
   // segment and its record (3 x 5), assembled.json, and the output's, the 19th.

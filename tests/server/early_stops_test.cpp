@@ -41,47 +41,45 @@ bool has_event(httplib::Client& c, const std::string& token, int64_t id, const s
   return false;
 }
 
-void stop_at_each_point_then_restart(StopSignal signal) {
+class ServeEarlyStops : public ::testing::TestWithParam<EarlyStop> {};
+
+TEST_P(ServeEarlyStops, StoppedThereThenARestartResumesEveryFrame) {
+  const auto& [point, signal] = GetParam();
   Site site;
   fs::copy_file(media("tiny_20f.mkv"), site.media / "clips" / "tiny.mkv");
   const std::string token = site.token("alice");
   const std::vector<FrameHash> want = one_pass(site);
   ASSERT_EQ(want.size(), size_t(kEarlyStopFrames));
-  int round = 0;
-  for (const EarlyPoint& point : early_points()) {
-    const std::string what = signal_name(signal) + " at " + point.at + " (" + point.what + ")";
-    SCOPED_TRACE(what);
-    const std::string n = std::to_string(++round);
-    int64_t id = -1;
-    {
-      ServerProcess server(site.args(), site.dir / ("stopped-" + n + ".log"), {{stop_variable(signal), point.at}});
-      ASSERT_FALSE(server.url().empty()) << server.log();
-      auto c = client(server);
-      id = submit(*c, token, tiny_job_body());
-      const int rc = server.wait_for_exit(60);
-      EXPECT_EQ(rc, signal == StopSignal::Kill ? 128 + 9 : 0) << "the point was not reached: " << server.log();
-      if (signal == StopSignal::Term)
-        EXPECT_NE(server.log().find("requeued: the server is stopping"), std::string::npos) << server.log();
-    }
-    const fs::path out = site.data / "outputs" / std::to_string(id) / "out.mkv";
-    EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
-    ServerProcess again(site.args(), site.dir / ("restarted-" + n + ".log"));
-    ASSERT_FALSE(again.url().empty()) << again.log();
-    auto c = client(again);
-    const json done = wait_until_finished(*c, token, id, 60);
-    ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << again.log();
-    EXPECT_TRUE(has_event(*c, token, id, "requeued")) << "the job finished before the stop: the point came too late";
-    const std::vector<FrameHash> got = framemd5(out, "0:v", false);
-    ASSERT_EQ(got.size(), want.size()) << what << ": frames lost or added\n" << again.log();
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].md5, want[i].md5) << what << ": frame " << i;
-    EXPECT_EQ(done["progress"]["frames"], kEarlyStopFrames) << done.dump();
-    EXPECT_EQ(done["progress"]["total"], kEarlyStopFrames) << done.dump();
+  const std::string what = signal_name(signal) + " at " + point.at + " (" + point.what + ")";
+  int64_t id = -1;
+  {
+    ServerProcess server(site.args(), site.dir / "stopped.log", {{stop_variable(signal), point.at}});
+    ASSERT_FALSE(server.url().empty()) << server.log();
+    auto c = client(server);
+    id = submit(*c, token, tiny_job_body());
+    const int rc = server.wait_for_exit(60);
+    EXPECT_EQ(rc, signal == StopSignal::Kill ? 128 + 9 : 0) << "the point was not reached: " << server.log();
+    if (signal == StopSignal::Term)
+      EXPECT_NE(server.log().find("requeued: the server is stopping"), std::string::npos) << server.log();
   }
+  const fs::path out = site.data / "outputs" / std::to_string(id) / "out.mkv";
+  EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
+  ServerProcess again(site.args(), site.dir / "restarted.log");
+  ASSERT_FALSE(again.url().empty()) << again.log();
+  auto c = client(again);
+  const json done = wait_until_finished(*c, token, id, 60);
+  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << again.log();
+  EXPECT_TRUE(has_event(*c, token, id, "requeued")) << "the job finished before the stop: the point came too late";
+  const std::vector<FrameHash> got = framemd5(out, "0:v", false);
+  ASSERT_EQ(got.size(), want.size()) << what << ": frames lost or added\n" << again.log();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].md5, want[i].md5) << what << ": frame " << i;
+  EXPECT_EQ(done["progress"]["frames"], kEarlyStopFrames) << done.dump();
+  EXPECT_EQ(done["progress"]["total"], kEarlyStopFrames) << done.dump();
 }
 
-TEST(ServeEarlyStops, SigkillAtEachEarlyPointThenARestartResumesEveryFrame) { stop_at_each_point_then_restart(StopSignal::Kill); }
-
-TEST(ServeEarlyStops, SigtermAtEachEarlyPointThenARestartResumesEveryFrame) { stop_at_each_point_then_restart(StopSignal::Term); }
+INSTANTIATE_TEST_SUITE_P(Points, ServeEarlyStops,
+                         ::testing::Combine(::testing::ValuesIn(early_points()), ::testing::Values(StopSignal::Kill, StopSignal::Term)),
+                         [](const auto& info) { return early_stop_name(info); });
 
 }  // namespace
 }  // namespace framelift::test
