@@ -23,8 +23,8 @@
 //                   records, the output)
 //   "committed"     after it, before the folder is synced
 //   "assemble"      each video packet written by assemble
-//   "assembled"     the output is in place; its frames are not counted yet, assembled.json not
-//                   written, the job folder still there
+//   "assembled"     the output is in place (assembled.json names it); its frames are not counted
+//                   yet, the job folder is still there
 //
 // FRAMELIFT_FAIL_AT=NAME:N[:ERRNO]: the N-th time the process passes failure_point("NAME") it
 // returns ERRNO (a number, default EIO), which the caller treats as that step's own failure.
