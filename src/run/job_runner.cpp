@@ -27,6 +27,7 @@
 #include "pipeline/stage_registry.h"
 #include "run/disk_check.h"
 #include "run/warm_stages.h"
+#include "util/crash_point.h"
 #include "util/disk_space.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -87,8 +88,10 @@ struct OpenJob {
 jobs::SegmentPlan ensure_plan(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
   std::error_code ec;
   if (!fs::exists(dir.plan_file(), ec)) {
+    crash_point("plan");
     const jobs::SegmentPlan plan = jobs::plan_segments(spec.input, spec.segment_frames, spec.max_frames);
     write_file_no_replace(dir.plan_file(), jobs::to_json(plan).dump() + "\n");
+    crash_point("planned");
   }
   return jobs::plan_from_json(read_json(dir.plan_file()), dir.plan_file().string());
 }
@@ -405,16 +408,55 @@ Assembly assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentReco
   jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done, replaceable);
   // Check what is on disk before anything (a hook, a shutdown) trusts it.
   const int64_t frames = jobs::count_video_packets(report.output);
-  if (frames != report.video_frames)
+  if (frames != report.video_frames) {
+    std::error_code ec;
+    fs::remove(job.dir.assembled_file(), ec);  // no later worker may take this output for done
     throw Error(ErrorKind::Output, str(report.output.string(), ": holds ", frames, " frames after assembly, expected ", report.video_frames));
-  if (const std::optional<FileIdentity> made = file_identity(report.output))
-    write_file_atomic(job.dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
+  }
   log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
             " segment(s), ", report.other_packets, " packets of other streams copied");
   return Assembly::Done;
 }
 
 JobReport process_job(const JobOptions& o);
+
+// The frames the journal records for the whole job, or -1 while a segment is missing.
+int64_t recorded_frames(const OpenJob& job) {
+  const auto done = finished_in_plan(jobs::Journal(job.dir), job, false);
+  if (done.size() != job.plan.segments.size()) return -1;
+  int64_t frames = 0;
+  for (const auto& [index, record] : done) frames += record.frames_out;
+  return frames;
+}
+
+// A run killed after its output's rename and before it removed its own job folder left a
+// complete output that assembled.json names (jobs/assemble.h). The same command finishes that
+// job: it checks the output's frames and removes the folder, where it would otherwise refuse the
+// output as taken. nullopt when there is no such job (a folder named with --job-dir is kept on
+// purpose: its output stays refused without -y, as before).
+std::optional<JobReport> finish_assembled_job(const JobOptions& o, const fs::path& dir) {
+  if (o.prepare_only || !o.assemble || o.selection.sharded() || !o.job_dir.empty() || o.keep_job_dir) return std::nullopt;
+  std::error_code ec;
+  if (!fs::exists(jobs::JobDir(dir).assembled_file(), ec)) return std::nullopt;
+  std::optional<OpenJob> job;
+  try {
+    job = load_job(dir);
+    job->spec.output = fs::absolute(o.run.output);
+    if (!assembled_already(*job) || !jobs::spec_difference(job->spec, spec_of(o)).empty()) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;  // the usual path says what is wrong
+  }
+  const int64_t frames = recorded_frames(*job);
+  if (frames < 0 || jobs::count_video_packets(job->spec.output) != frames) return std::nullopt;
+  log::info(job->spec.output.string(), ": assembled by an earlier run of this job (", frames, " frames), which stopped before ",
+            "removing ", dir.string());
+  fs::remove_all(dir, ec);
+  JobReport report;
+  report.job_dir = dir;
+  report.segments = report.done_before = int(job->plan.segments.size());
+  report.assembled = true;
+  return report;
+}
 
 }  // namespace
 
@@ -531,11 +573,12 @@ std::exception_ptr run_workers(Shared& shared) {
       error = std::make_exception_ptr(disk_full_error(e, shared.options, shared.disk, &shared.job, dir));
   } catch (...) {
   }
-  if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
+  const bool removed = created && shared.journal.finished(false).empty() && fs::remove_all(dir, ec) > 0;
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Interrupted) throw;
+    if (removed) throw Error(ErrorKind::Interrupted, str(e.what(), ": no segment was finished; run the same command again"));
     const int finished = count_done(shared.journal, shared.job, nullptr);
     throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments, " segment(s) finished and kept in ",
                                             dir.string(), "; run the same command again to resume"));
@@ -565,10 +608,11 @@ void assemble_when_done(const JobOptions& o, const OpenJob& job, Shared& shared,
 
 JobReport process_job(const JobOptions& o) {
   const auto start = Clock::now();
+  const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
+  if (std::optional<JobReport> finished = finish_assembled_job(o, dir)) return *finished;
   preflight(o.run, o.assemble);
   // -y was checked just now against this file; assembly, maybe hours later, replaces only it.
   const std::optional<FileIdentity> replaceable = file_identity(o.run.output);
-  const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
   const bool created = !jobs::JobDir(dir).exists();
   const OpenJob job = [&] {
     try {
