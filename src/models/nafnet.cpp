@@ -19,6 +19,7 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -64,7 +65,7 @@ class NafBlock {
 
   at::Tensor operator()(const at::Tensor& x) const {
     at::Tensor t = conv1_(norm1_(x));
-    t = gate(at::conv2d(t, dw_weight_, dw_bias_, {1, 1}, {1, 1}, {1, 1}, t.size(1)));
+    t = gate(infer::conv2d(t, dw_weight_, dw_bias_, 1, 1, 1, t.size(1)));
     t = t * sca_(t.mean({2, 3}, true));
     const at::Tensor y = x + conv3_(t) * beta_;
     return y + conv5_(gate(conv4_(norm2_(y)))) * gamma_;

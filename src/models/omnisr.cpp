@@ -33,8 +33,9 @@
 
 #include <ATen/ATen.h>
 
-#include "infer/fp32_islands.h"
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
+#include "infer/fp32_islands.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -71,7 +72,7 @@ OmniShape shape_of(const DetectedArch& d) {
 
 // Depthwise convolution (one filter per channel); read_conv stores it as [C, 1, k, k].
 at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
-  return at::conv2d(x, c.weight, c.bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, c.weight.size(0));
+  return infer::conv2d(x, c.weight, c.bias, c.stride, c.padding, 1, c.weight.size(0));
 }
 
 // Upstream's LayerNorm2d: normalises each pixel over its channels (biased variance, eps inside the

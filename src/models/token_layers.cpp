@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "infer/conv_layout.h"
 #include "models/swin_windows.h"
 
 namespace framelift::models {
@@ -35,7 +36,7 @@ ChannelNorm read_channel_norm(WeightReader& r, const std::string& prefix, int64_
 }
 
 at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
-  return at::conv2d(x, c.weight, c.bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, c.weight.size(0));
+  return infer::conv2d(x, c.weight, c.bias, c.stride, c.padding, 1, c.weight.size(0));
 }
 
 at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }
