@@ -2,7 +2,8 @@
 // checkasm-style: the same random inputs (odd sizes, large magnitudes) through every policy, in
 // fp32 and bf16, each compared with the reference and printed with its parameters on a mismatch;
 // the output keeps the input's layout whatever the layer ran in; the choice is made once per shape
-// and reported; FRAMELIFT_CONV_LAYOUT's values are parsed (a wrong one named before any work).
+// and reported; FRAMELIFT_CONV_LAYOUT's values are parsed (a wrong one named before any work); the gelu and layer_norm routes
+// (infer/layout_ops.h, infer/fp32_islands.h) give the plain ops' values.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -12,6 +13,8 @@
 
 #include "infer/conv_layout.h"
 #include "infer/device.h"
+#include "infer/fp32_islands.h"
+#include "infer/layout_ops.h"
 #include "util/error.h"
 
 namespace fi = framelift::infer;
@@ -124,6 +127,26 @@ TEST(ConvLayout, ForcedPoliciesDecideWithoutTiming) {
   EXPECT_EQ(fi::activation_format(c10::kCPU), at::MemoryFormat::ChannelsLast);
   PolicyScope nchw(ConvLayoutPolicy::Nchw);
   EXPECT_EQ(fi::activation_format(c10::kCPU), at::MemoryFormat::Contiguous);
+}
+
+TEST(ConvLayout, GeluAndLayerNormRoutesGiveThePlainOpsValues) {
+  at::manual_seed(3);
+  const at::Tensor x = at::randn({2, 24, 13, 17}) * 3;
+  for (c10::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    SCOPED_TRACE(dtype);
+    const at::Tensor cl = x.to(dtype).contiguous(at::MemoryFormat::ChannelsLast);
+    const at::Tensor g = fi::gelu(cl);
+    EXPECT_TRUE(g.is_contiguous(at::MemoryFormat::ChannelsLast));
+    EXPECT_TRUE(at::equal(g.contiguous(), at::gelu(x.to(dtype))));  // the same kernel on the same values
+    const at::Tensor w = at::randn({24}).to(dtype), b = at::randn({24}).to(dtype);
+    const at::Tensor tokens = cl.permute({0, 2, 3, 1});
+    const at::Tensor n = fi::layer_norm(tokens, {24}, w, b, 1e-5);
+    EXPECT_EQ(n.scalar_type(), dtype);
+    const at::Tensor exact = at::layer_norm(tokens.to(at::kFloat), {24}, w.to(at::kFloat), b.to(at::kFloat), 1e-5);
+    // bf16: one rounding of the fp32 result (8 bits of mantissa), no more.
+    const double err = (n.to(at::kFloat) - exact).abs().max().item<double>() / exact.abs().max().item<double>();
+    EXPECT_LT(err, dtype == at::kFloat ? 1e-6 : 4e-3) << err;
+  }
 }
 
 TEST(ConvLayout, EnvironmentValuesAreParsedAndAWrongOneFailsBeforeAnyWork) {
