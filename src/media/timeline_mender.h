@@ -6,8 +6,11 @@
 // pushed one tick past the last one (encoders and muxers refuse timestamps that go back), and the
 // second half of the video would play as one still frame.
 //
-// A reset is a decode timestamp more than kResetSeconds before the stream's previous one; smaller
-// steps back (a broken muxer's jitter) are left for the frame reader's per-frame fix. Each reset
+// A reset is a timestamp (the decode one, else the presentation one) more than kResetSeconds
+// before the latest one of its stream, or for video more than 16 frames before it, whichever is
+// more: presentation times of B-frames (Matroska stores no decode times) go back by the
+// reordering depth, which H.264 and HEVC bound at 16 frames. Smaller steps back are left for the
+// frame reader's per-frame fix. Each reset
 // is reported once per stream, at warn level, naming the input and the time.
 //
 // Not thread-safe; one per demuxer, fed every packet in read order.
@@ -21,7 +24,8 @@ namespace framelift::media {
 
 class TimelineMender {
  public:
-  static constexpr double kResetSeconds = 0.1;
+  static constexpr double kResetSeconds = 1.0;
+  static constexpr int kReorderFrames = 16;
 
   TimelineMender(const AVFormatContext* format, std::string url);
   // Shifts pkt's pts and dts onto the joined timeline (in place).
@@ -38,9 +42,9 @@ class TimelineMender {
   struct Track {
     AVRational time_base{1, 1};
     int64_t offset = 0;                   // added to this stream's raw timestamps
-    int64_t last_dts = AV_NOPTS_VALUE;    // mended
-    int64_t last_end = AV_NOPTS_VALUE;    // mended dts + duration
-    int64_t reset_ticks = 1;              // kResetSeconds in this stream's time base
+    int64_t latest = AV_NOPTS_VALUE;      // the latest mended timestamp
+    int64_t last_end = AV_NOPTS_VALUE;    // the latest mended timestamp + its packet's duration
+    int64_t reset_ticks = 1;              // how far back is a reset, in this stream's time base
   };
 
   void on_reset(int index, Track& t, int64_t raw_dts);

@@ -16,7 +16,7 @@ fs::path ts_clip(const fs::path& dir, const std::string& name, const std::string
   const int rc = run_command("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=" + size + ":rate=" +
                                  std::to_string(kJoinedRate) + " -f lavfi -i sine=frequency=440:sample_rate=48000 -ss " +
                                  std::to_string(start_s) + " -frames:v " + std::to_string(kJoinedFramesEach) +
-                                 " -t 1 -c:v libx264 -preset ultrafast -g 12 -bf 0 -c:a aac -b:a 64k '" + clip.string() + "'",
+                                 " -t 2 -c:v libx264 -preset ultrafast -g 12 -bf 0 -c:a aac -b:a 64k '" + clip.string() + "'",
                              &out);
   EXPECT_EQ(rc, 0) << out;
   return clip;

@@ -6,9 +6,10 @@
 
 namespace framelift::test {
 
-constexpr int kJoinedRate = 24, kJoinedFramesEach = 24;
+constexpr int kJoinedRate = 24, kJoinedFramesEach = 48;
 
-// One second (kJoinedFramesEach frames at kJoinedRate) of H.264 + AAC in MPEG-TS, `size`
+// Two seconds (kJoinedFramesEach frames at kJoinedRate: the clock then goes back 2 s, past the
+// mender's 1 s) of H.264 + AAC in MPEG-TS, `size`
 // ("64x48") pixels, testsrc2 from `start_s` (so the two parts show different pictures).
 std::filesystem::path ts_clip(const std::filesystem::path& dir, const std::string& name, const std::string& size,
                               double start_s);
