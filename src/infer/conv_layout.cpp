@@ -107,7 +107,8 @@ ConvChoice choose(const ConvShape& s, const at::Tensor& x, const at::Tensor& wei
   auto it = measured.find(s);
   if (it == measured.end()) {
     it = measured.emplace(s, measure(s, weight, bias)).first;
-    log::info("layout: ", s.describe(), " ", precision_name(s.dtype), ": ", layout_name(it->second.layout), " (", it->second.why, ")");
+    // Debug, not info: `models info` reports it, and its JSON on stdout should come alone.
+    log::debug("layout: ", s.describe(), " ", precision_name(s.dtype), ": ", layout_name(it->second.layout), " (", it->second.why, ")");
   }
   return it->second;
 }

@@ -5,6 +5,7 @@
 #include "arch/declaration.h"
 #include "infer/conv_layout.h"
 #include "infer/device.h"
+#include "util/log.h"
 #include "util/str.h"
 
 namespace framelift::models {
@@ -16,6 +17,7 @@ nlohmann::ordered_json cpu_layer_report(ImageModel& model, const std::string& ar
   model.to(c10::kCPU, target.dtype);
   const int64_t m = std::max(1, model.info().size_multiple), side = (64 + m - 1) / m * m;
   at::InferenceMode guard;
+  log::QuietScope quiet;  // the run is the report's, not a frame of the user's
   infer::ConvLayoutRecorder recorder;
   model.forward(at::rand({1, model.info().in_channels, side, side}));
   nlohmann::ordered_json convs = nlohmann::ordered_json::array();
