@@ -23,6 +23,10 @@ struct PlanRequest {
   std::string pipeline = "upscale:model=realesr-animevideov3-x2";
   std::string codec = "libx264";
   std::string preset;                                         // "": the encoder's default
+  std::optional<double> crf;                                  // nullopt: the encoder's default
+  std::string output;                                         // where the run will write: the free
+                                                              // space of its folder is checked;
+                                                              // "": the current folder
   std::string precision = "fp16";                             // on GPUs: fp16, bf16 or fp32
   int tile = 0;                                               // 0: the largest that fits each device
   int batch = 1;
@@ -54,7 +58,21 @@ struct PlanRow {
   std::vector<std::string> warnings;
 };
 
+// The disk the job holds at its peak, at the end of assembly: every segment, the assembled output
+// and the model files still to install (docs/planner.md, "Disk"), against the free space of the
+// output's folder.
+struct PlanDisk {
+  double peak_bytes = 0;        // segments + output + models
+  double segments_bytes = 0, output_bytes = 0, model_bytes = 0;
+  double input_bytes = 0;       // more, on a machine the input must be copied to
+  double bits_per_pixel = 0;    // of the output video
+  std::string bits_from;        // "table", or the calibration manifest that measured the codec
+  std::string folder;           // the output's folder
+  int64_t free_bytes = -1;      // free there (statvfs); -1: it cannot be asked
+};
+
 struct PlanResult {
+  PlanDisk disk;
   std::vector<PlanRow> rows;  // ranked: fitting, meeting the deadline, cheapest first
   std::string recommendation; // one sentence, also when nothing qualifies
   std::vector<std::string> notes;

@@ -118,7 +118,7 @@ void remove_model(const std::string& name) { library::ModelCache::open_default()
 
 std::string describe_model(const std::string& target) {
   try {
-    return models::describe_model_file(target);
+    return models::describe_model_file(target, true);
   } catch (const Error&) {
     // A catalog model that is not installed is still worth describing.
     const library::Catalog catalog = library::Catalog::load_default();

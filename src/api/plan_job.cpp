@@ -1,12 +1,16 @@
 #include "api/plan_job.h"
 
 #include <filesystem>
+#include <set>
 
 #include "api/plan_pipeline.h"
+#include "library/catalog.h"
+#include "library/model_locator.h"
 #include "media/probe.h"
 #include "plan/calibration.h"
 #include "plan/format.h"
 #include "plan/report.h"
+#include "util/disk_space.h"
 #include "util/error.h"
 #include "util/json_text.h"
 #include "util/str.h"
@@ -33,7 +37,37 @@ plan::Job describe_input(const std::string& input) {
   std::error_code ec;
   const auto bytes = fs::file_size(input, ec);
   j.input_bytes = !ec ? double(bytes) : info["bit_rate"].is_number() ? info["bit_rate"].get<double>() / 8 * j.duration_s : 0;
+  if (s.value("bits_per_pixel", 0) > 0) j.raw_bits_per_pixel = s["bits_per_pixel"].get<double>();
+  // What a job copies of the other streams into its output (the probe read every packet).
+  for (const auto& other : info["streams"])
+    if (other.value("index", -1) != v) j.other_stream_bytes += other.value("packet_bytes", 0.0);
   return j;
+}
+
+// The catalog models of the stages that are nowhere on this machine: a run installs them first.
+double model_bytes_to_install(const std::vector<plan::StageSpec>& stages) {
+  const library::Catalog catalog = library::Catalog::load_default();
+  std::set<std::string> counted;
+  double bytes = 0;
+  for (const plan::StageSpec& stage : stages) {
+    const library::CatalogModel* model = catalog.find(stage.model);
+    if (!model || !counted.insert(model->name).second) continue;
+    try {
+      library::resolve_model_file(model->name);
+      continue;  // installed, on the model path or unpacked by setup.sh
+    } catch (const Error&) {
+      // Not here, or damaged where it is: the run installs it first either way.
+    }
+    for (const library::ModelFile& f : model->files) bytes += double(f.size);
+  }
+  return bytes;
+}
+
+// The folder the run will write in (the output's; the current one without -o), as given.
+fs::path output_folder(const std::string& output) {
+  if (output.empty()) return fs::current_path();
+  const fs::path parent = fs::path(output).parent_path();
+  return parent.empty() ? fs::current_path() : parent;
 }
 
 }  // namespace
@@ -43,13 +77,17 @@ plan::Plan make_job_plan(const PlanRequest& q) {
   plan::Job job = describe_input(q.input);
   job.codec = q.codec;
   job.preset = q.preset;
+  job.crf = q.crf;
   job.precision = q.precision;
   job.tile = q.tile;
   job.batch = q.batch;
   job.segment_s = q.segment_seconds;
   job.stages = plan_stages_for(q.pipeline, {job.width, job.height, job.fps});
   job.pipeline = q.pipeline;
+  job.model_bytes = model_bytes_to_install(job.stages);
   plan::PlanOptions options;
+  options.output_folder = output_folder(q.output).string();
+  options.output_folder_free_bytes = double(free_disk_bytes(options.output_folder));
   options.deadline_s = q.deadline_s;
   options.budget = q.budget;
   options.spot = q.spot;
@@ -96,6 +134,15 @@ PlanResult plan_job(const PlanRequest& request) {
     row.warnings = o.est.warnings;
     r.rows.push_back(std::move(row));
   }
+  r.disk.peak_bytes = p.disk.peak_bytes();
+  r.disk.segments_bytes = p.disk.segments_bytes;
+  r.disk.output_bytes = p.disk.output_bytes;
+  r.disk.model_bytes = p.disk.model_bytes;
+  r.disk.input_bytes = p.disk.input_bytes;
+  r.disk.bits_per_pixel = p.disk.bits_per_pixel;
+  r.disk.bits_from = p.disk.bits_from;
+  r.disk.folder = p.options.output_folder;
+  r.disk.free_bytes = int64_t(p.options.output_folder_free_bytes);
   r.recommendation = p.recommendation;
   r.notes = p.notes;
   r.text = plan::plan_text(p);

@@ -18,6 +18,7 @@ extern "C" {
 #include "api/request.h"
 #include "framelift/version.h"
 #include "infer/device.h"
+#include "media/demuxer.h"
 #include "media/probe.h"
 #include "run/profile.h"
 #include "plan/gpu_catalog.h"
@@ -98,9 +99,30 @@ double peak_gflops(const plan::PlanCatalog& catalog, const std::string& device_i
   return tflops * 1e3;
 }
 
+// The encoded sample's video packets, keyframes apart from the others: what the planner's disk
+// estimate scales to the job (a job's segments each start with a keyframe; the sample's
+// stretches, joined, have one each too).
+struct EncodedSize {
+  int64_t key_frames = 0, key_bytes = 0, other_frames = 0, other_bytes = 0;
+};
+
+EncodedSize encoded_size(const fs::path& file) {
+  media::Demuxer demux(file.string());
+  media::PacketPtr pkt = media::make_packet();
+  EncodedSize e;
+  while (demux.read(pkt.get())) {
+    if (pkt->stream_index != demux.video_index()) continue;
+    const bool key = pkt->flags & AV_PKT_FLAG_KEY;
+    (key ? e.key_frames : e.other_frames) += 1;
+    (key ? e.key_bytes : e.other_bytes) += pkt->size;
+  }
+  return e;
+}
+
 // `target` and `device_id`: where the stages ran, and its catalog id ("cpu" for the CPU).
 json make_manifest(const Measured& a, const pipeline::ProfileResult& r, const json& input, const json& output,
-                   const infer::ExecutionTarget& target, const std::string& device_id, const plan::PlanCatalog& catalog) {
+                   const EncodedSize& encoded, const infer::ExecutionTarget& target, const std::string& device_id,
+                   const plan::PlanCatalog& catalog) {
   const auto& o = a.profile.run;
   const int v = input.value("video_stream", 0);
   const json& in = input["streams"][v];
@@ -154,7 +176,9 @@ json make_manifest(const Measured& a, const pipeline::ProfileResult& r, const js
   json encoders = json::array();
   if (encode_s > 0 && out_w > 0)
     encoders.push_back({{"codec", enc.codec.empty() ? "libx264" : enc.codec}, {"preset", enc.preset}, {"width", out_w},
-                        {"height", out_h}, {"threads", std::max(1, encoder_threads)}, {"fps", r.frames_out / encode_s}});
+                        {"height", out_h}, {"threads", std::max(1, encoder_threads)}, {"fps", r.frames_out / encode_s},
+                        {"key_frames", encoded.key_frames}, {"key_bytes", encoded.key_bytes},
+                        {"other_frames", encoded.other_frames}, {"other_bytes", encoded.other_bytes}});
   json sample = json::array();
   for (const auto& st : r.sample) sample.push_back({{"seek", st.seek}, {"from", st.from}, {"to", st.to}});
   return {
@@ -278,7 +302,7 @@ ProfileResult profile(const ProfileRequest& q) {
     device_id = plan::catalog_id_for(r.device, infer::total_device_memory(target.device) / 1e9, catalog);
     if (device_id.empty()) log::warn("profile: ", r.device, " is not in the planner's catalog; add it with --catalog");
   }
-  const json manifest = make_manifest(a, r, input, output, target, device_id, catalog);
+  const json manifest = make_manifest(a, r, input, output, encoded_size(o.output), target, device_id, catalog);
   if (!q.keep_output.empty()) {
     std::error_code ec;
     const fs::path partial = partial_path_for(q.keep_output);

@@ -2,6 +2,7 @@
 
 #include "framelift/error.h"
 #include "framelift/version.h"
+#include "api/disk_forecast.h"
 #include "api/request.h"
 #include "api/run_watcher.h"
 #include "run/batch_runner.h"
@@ -54,6 +55,7 @@ RunResult run(const RunRequest& q, const std::function<void(const Progress&)>& p
   }
   pipeline::JobOptions o = api::job_options_of(q);
   o.counters = &counters;
+  o.disk_forecast = [&q] { return api::disk_forecast(q); };
   const pipeline::JobReport report = api::watched(counters, progress, cancel, [&] { return pipeline::run_job(o); });
   return job_result_of(report, q);
 }

@@ -24,7 +24,8 @@ void add_models_command(CLI::App& app, Command& selected) {
   list->add_flag("--json", *as_json, "One JSON array, for scripts");
   list->callback([=, &selected] { selected = [=] { return list_models(*installed_only, *as_json); }; });
 
-  auto* info = cmd->add_subcommand("info", "Detected architecture, scale, channels and size of a model");
+  auto* info = cmd->add_subcommand(
+      "info", "Detected architecture, scale, channels and size of a model, and the path (memory layout) each of its convolutions takes on this CPU");
   auto target = std::make_shared<std::string>();
   info->add_option("MODEL", *target, "Model name or file (.param, .pth, .safetensors)")->required();
   info->footer("Examples:\n  framelift models info realesr-animevideov3-x2\n  framelift models info 4x-model.pth");

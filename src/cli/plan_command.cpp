@@ -18,6 +18,7 @@ struct PlanArgs {
   std::string deadline, html, workload = "video";
   bool json = false;
   double interruption_rate = -1;
+  double crf = -1;
   SvdPlanRequest svd;
 };
 
@@ -39,6 +40,7 @@ int run_plan(PlanArgs& a) {
   if (a.workload != "video") throw Error(ErrorKind::Usage, str("--workload: '", a.workload, "' is not video or svd"));
   if (!a.deadline.empty()) a.request.deadline_s = parse_duration(a.deadline, "--deadline");
   if (a.interruption_rate >= 0) a.request.interruption_rate = a.interruption_rate;
+  if (a.crf >= 0) a.request.crf = a.crf;
   const PlanResult p = plan_job(a.request);
   if (!a.html.empty()) {
     std::ofstream out(a.html, std::ios::binary | std::ios::trunc);
@@ -57,6 +59,10 @@ void add_plan_command(CLI::App& app, Command& selected) {
   cmd->add_option("--pipeline", a->request.pipeline, "Stages as for `framelift run`")->capture_default_str();
   cmd->add_option("-c,--codec", a->request.codec, "Encoder the job will use")->capture_default_str();
   cmd->add_option("--preset", a->request.preset, "Encoder preset (default: the encoder's)");
+  cmd->add_option("--crf", a->crf, "Constant quality the job will use (default: the encoder's): output size");
+  cmd->add_option("-o,--output", a->request.output,
+                  "Where the job will write: the disk estimate is checked against its folder's free space "
+                  "(default: the current folder)");
   cmd->add_option("--precision", a->request.precision, "fp16, bf16 or fp32 on GPUs")->capture_default_str();
   cmd->add_option("--batch", a->request.batch, "Tiles per model call")->capture_default_str();
   cmd->add_option("--tile", a->request.tile, "Input tile side the job will use (0: the largest that fits each GPU)")->capture_default_str();

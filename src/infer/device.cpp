@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "infer/conv_layout.h"
 #include "infer/memory_budget.h"
 #include "util/cpu_features.h"
 #include "util/error.h"
@@ -103,6 +104,7 @@ ExecutionTarget resolve_target(const std::string& device, const std::string& pre
   t.dtype = parse_precision(precision, t.device.is_cuda(), reduced, t.precision_reason);
   if (!t.device.is_cuda() && t.dtype == c10::kHalf)
     throw Error(ErrorKind::Usage, "--precision fp16 needs a CUDA device (libtorch has no fp16 convolutions on CPU); use fp32 or bf16");
+  conv_layout_policy();  // a wrong FRAMELIFT_CONV_LAYOUT fails here, before any work
   return t;
 }
 

@@ -34,9 +34,21 @@ at::Tensor conv_transpose2d(const at::Tensor& x, const at::Tensor& weight, const
       .to(x.scalar_type());
 }
 
+at::Tensor upsample_bilinear2d(const at::Tensor& x, at::IntArrayRef size, bool align_corners, c10::optional<double> scale_h,
+                               c10::optional<double> scale_w) {
+  if (!needs_fp32_island(x)) return at::upsample_bilinear2d(x, size, align_corners, scale_h, scale_w);
+  return at::upsample_bilinear2d(x.to(at::kFloat), size, align_corners, scale_h, scale_w).to(x.scalar_type());
+}
+
 at::Tensor mish(const at::Tensor& x) {
   if (!needs_fp32_island(x)) return at::mish(x);
   return at::mish(x.to(at::kFloat)).to(x.scalar_type());
+}
+
+at::Tensor layer_norm(const at::Tensor& x, at::IntArrayRef shape, const at::Tensor& weight, const at::Tensor& bias, double eps) {
+  if (!needs_fp32_island(x)) return at::layer_norm(x, shape, weight, bias, eps);
+  const at::Tensor w = weight.defined() ? weight.to(at::kFloat) : weight, b = bias.defined() ? bias.to(at::kFloat) : bias;
+  return at::layer_norm(x.to(at::kFloat), shape, w, b, eps).to(x.scalar_type());
 }
 
 at::Tensor group_norm(const at::Tensor& x, int64_t groups, const at::Tensor& weight, const at::Tensor& bias, double eps) {

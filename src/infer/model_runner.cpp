@@ -24,14 +24,27 @@ int ModelRunner::tile_for(int64_t height, int64_t width) {
   if (options_.tiles.tile > 0) return options_.tiles.tile;
   auto key = std::make_pair(height, width);
   if (auto it = planned_.find(key); it != planned_.end()) return it->second;
-  if (!profiled_) {
-    profile_ = probe_memory(*model_, options_.target);
-    profiled_ = true;
+  // No tile is smaller than kMinTile, so a frame that small runs whole whatever the memory says.
+  if (std::max(height, width) <= kMinTile) {
+    log::info("memory: ", model_->info().arch, ": ", width, "x", height, " frames run whole (no tile is smaller than ", kMinTile, " px)");
+    return planned_[key] = 0;
   }
   const int64_t available = memory_for_inference(options_.target);
   // Memory for tile_batch tiles per call (whole frames are then planned as conservatively).
-  int tile = plan_tile(profile_, available, height, width, options_.tiles.overlap, model_->info().size_multiple,
-                       options_.batch * options_.tiles.batch);
+  const int batch = options_.batch * options_.tiles.batch, m = std::max(1, model_->info().size_multiple);
+  auto plan = [&] { return plan_tile(profile_, available, height, width, options_.tiles.overlap, m, batch); };
+  if (!profiled_) {
+    const int64_t pixels = (height + m - 1) / m * m * ((width + m - 1) / m * m);
+    profile_ = probe_memory(*model_, options_.target, {pixels, available, batch});
+    profiled_ = true;
+  }
+  int tile = plan();
+  // The bound from the small probe says only that a frame fits; one that does not is planned on
+  // the full measurement.
+  if (tile != 0 && profile_.pessimistic) {
+    profile_ = probe_memory(*model_, options_.target);
+    tile = plan();
+  }
   log::info("memory: ", model_->info().arch, " needs ~", profile_.bytes(height * width, options_.batch) >> 20,
             " MiB for whole ", width, "x", height, " frames (batch ", options_.batch, "), ", available >> 20,
             " MiB available -> ", tile == 0 ? std::string("whole frames") : framelift::str(tile, " px tiles"));

@@ -30,7 +30,7 @@ int64_t measure(models::ImageModel& model, const ExecutionTarget& target, int64_
 
 }  // namespace
 
-MemoryProfile probe_memory(models::ImageModel& model, const ExecutionTarget& target) {
+MemoryProfile probe_memory(models::ImageModel& model, const ExecutionTarget& target, const WholeFrame& whole) {
   if (target.device.is_cpu()) install_cpu_memory_tracker();
   at::InferenceMode guard;
   const int64_t m = std::max(1, model.info().size_multiple);
@@ -44,6 +44,10 @@ MemoryProfile probe_memory(models::ImageModel& model, const ExecutionTarget& tar
     throw Error(ErrorKind::Resource, framelift::str("out of memory: ", model.info().arch, " does not fit even a ", small,
                                                     " px tile in the memory available"));
   }
+  // Memory grows with the input, so for inputs no smaller than the probe this bounds it.
+  const MemoryProfile bound{0, double(b_small) / double(small * small), true};
+  if (whole.pixels >= small * small && whole.available > 0 && bound.bytes(whole.pixels, whole.batch) <= whole.available)
+    return bound;
   try {
     const int64_t b_large = measure(model, target, large);
     p.per_pixel = std::max(0.0, double(b_large - b_small) / double(large * large - small * small));

@@ -3,6 +3,8 @@
 #include <memory>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 extern "C" {
 #include <libavutil/mathematics.h>
 }
@@ -14,6 +16,7 @@ extern "C" {
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "util/str.h"
 
 namespace framelift::jobs {
@@ -82,6 +85,14 @@ media::FramePtr first_video_frame(const std::string& input) {
   return frame;
 }
 
+// assembled.json: the device and inode of the file about to become the output, written before
+// the rename into place, which keeps both. Written after it, a run killed between the two would
+// leave a complete output that the next run could not tell from a file someone else put there.
+void record_assembly(const JobDir& dir, const std::filesystem::path& file) {
+  if (const std::optional<FileIdentity> made = file_identity(file))
+    write_file_atomic(dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
+}
+
 }  // namespace
 
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
@@ -141,6 +152,8 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   int64_t last_dts = AV_NOPTS_VALUE;
   auto when = [](const AVPacket* p) { return p->dts != AV_NOPTS_VALUE ? p->dts : p->pts; };
   while (have_video || have_other) {
+    // A stop is honoured up to the rename below; from there the output is complete.
+    throw_if_stop_requested();
     const AVRational otb = have_other ? source.format()->streams[opkt->stream_index]->time_base : AVRational{1, 1};
     const bool video_first =
         have_video && (!have_other || av_compare_ts(when(vpkt.get()), segments.time_base(), when(opkt.get()), otb) <= 0);
@@ -166,14 +179,24 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   if (report.video_frames != expected_frames)
     throw Error(ErrorKind::Output, str(spec.output, ": assembled ", report.video_frames, " frames, the journal records ",
                                        expected_frames, "; not written"));
-  mux.finish();
+  throw_if_stop_requested();
+  record_assembly(dir, mux.temp_path());
+  try {
+    mux.finish();
+  } catch (...) {
+    // Not the output after all (removed, or kept under another name): nothing may take it for one.
+    std::error_code ec;
+    std::filesystem::remove(dir.assembled_file(), ec);
+    throw;
+  }
+  crash_point("assembled");
   report.segments = int(plan.segments.size());
   report.output = spec.output;
   return report;
 }
 
 int64_t count_video_packets(const std::filesystem::path& file) {
-  media::Demuxer demux(file.string());
+  media::Demuxer demux(file.string(), media::OnStop::Finish);
   media::PacketPtr pkt = media::make_packet();
   int64_t n = 0;
   while (demux.read(pkt.get()))

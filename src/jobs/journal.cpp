@@ -6,6 +6,7 @@
 
 #include "jobs/json_seal.h"
 #include "net/sha256.h"
+#include "util/crash_point.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -20,7 +21,9 @@ void Journal::commit(SegmentRecord record, const fs::path& written) {
   record.bytes = int64_t(fs::file_size(written, ec));
   if (ec) throw Error(ErrorKind::Output, str(written.string(), ": segment vanished before commit (", ec.message(), ")"));
   record.sha256 = net::sha256_file(written);
+  crash_point("journal");
   commit_file(written, dir_.segment_file(record.index));
+  crash_point("journal");
   nlohmann::json j{{"index", record.index},         {"bytes", record.bytes},     {"sha256", record.sha256},
                          {"frames_in", record.frames_in}, {"frames_out", record.frames_out},
                          {"seconds", record.seconds},     {"worker", record.worker},

@@ -64,8 +64,15 @@ SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int6
   plan.time_base = demux.video_stream()->time_base;
   media::PacketPtr pkt = media::make_packet();
   bool timestamps_usable = true;
+  // An attachment (a font, cover art in Matroska) has no packets: its file is the extradata.
+  for (unsigned i = 0; i < demux.format()->nb_streams; ++i)
+    if (demux.format()->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_ATTACHMENT)
+      plan.other_stream_bytes += demux.format()->streams[i]->codecpar->extradata_size;
   while (demux.read(pkt.get())) {
-    if (pkt->stream_index != vidx) continue;
+    if (pkt->stream_index != vidx) {
+      plan.other_stream_bytes += pkt->size;
+      continue;
+    }
     if (pkt->flags & AV_PKT_FLAG_DISCARD) continue;
     if (pkt->pts == AV_NOPTS_VALUE) {
       timestamps_usable = false;
@@ -114,7 +121,8 @@ nlohmann::json to_json(const SegmentPlan& plan) {
   nlohmann::json j{{"time_base", {plan.time_base.num, plan.time_base.den}},
                    {"frame_pts", plan.frame_pts},
                    {"keyframe_pts", plan.keyframe_pts},
-                   {"segments", segments}};
+                   {"segments", segments},
+                   {"other_stream_bytes", plan.other_stream_bytes}};
   seal_json(j);
   return j;
 }
@@ -152,6 +160,7 @@ SegmentPlan plan_from_json(const nlohmann::json& j, const std::string& source) {
     plan.time_base = {j.at("time_base").at(0).get<int>(), j.at("time_base").at(1).get<int>()};
     plan.frame_pts = j.at("frame_pts").get<std::vector<int64_t>>();
     plan.keyframe_pts = j.at("keyframe_pts").get<std::vector<int64_t>>();
+    plan.other_stream_bytes = j.value("other_stream_bytes", int64_t{0});
     int index = 0;
     for (const auto& s : j.at("segments"))
       plan.segments.push_back(Segment{index++, s.at(0).get<int64_t>(), s.at(1).get<int64_t>()});

@@ -29,6 +29,9 @@ struct SegmentPlan {
   std::vector<int64_t> frame_pts;      // every input frame's timestamp, in presentation order
   std::vector<int64_t> keyframe_pts;   // sorted
   std::vector<Segment> segments;
+  // Bytes of the input's other streams (audio, subtitles, attachments): what assembly copies into
+  // the output besides the segments' video. 0 in plans written before it was counted.
+  int64_t other_stream_bytes = 0;
 
   int64_t total_frames() const { return int64_t(frame_pts.size()); }
   // Timestamp of the first frame of segment i (for i == size(): no end, INT64_MAX).

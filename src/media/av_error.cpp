@@ -7,14 +7,15 @@ extern "C" {
 }
 
 #include "media/av_ptr.h"
+#include "util/disk_space.h"
 #include "util/str.h"
 
 namespace framelift::media {
 
 std::string av_error_text(int errnum) {
   // Give the user a reason they can act on for the errors seen most in practice.
-  if (errnum == AVERROR(ENOSPC)) return "no space left on device (disk full)";
-  if (errnum == AVERROR(EFBIG)) return "file too large (disk quota or file size limit reached)";
+  for (int err : {ENOSPC, EDQUOT, EFBIG})
+    if (errnum == AVERROR(err)) return write_error_text(err);
   char buf[AV_ERROR_MAX_STRING_SIZE] = {};
   av_strerror(errnum, buf, sizeof buf);
   return buf;

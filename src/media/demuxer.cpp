@@ -27,6 +27,7 @@ int stop_wanted(void*) { return stop_requested() ? 1 : 0; }
 // with a short timeout, so that a stop (SIGTERM on a spot reclaim) is seen within 100 ms.
 struct StreamIo {
   int fd = -1;
+  bool interruptible = true;
   AVIOContext* io = nullptr;
   ~StreamIo() {
     if (io) {
@@ -38,9 +39,10 @@ struct StreamIo {
 };
 
 int read_stream(void* opaque, uint8_t* buf, int size) {
-  const int fd = static_cast<StreamIo*>(opaque)->fd;
+  const StreamIo& s = *static_cast<StreamIo*>(opaque);
+  const int fd = s.fd;
   for (;;) {
-    if (stop_requested()) return AVERROR_EXIT;
+    if (s.interruptible && stop_requested()) return AVERROR_EXIT;
     pollfd ready{fd, POLLIN, 0};
     const int n_ready = ::poll(&ready, 1, 100);
     if (n_ready < 0 && errno != EINTR) return AVERROR(errno);
@@ -52,8 +54,9 @@ int read_stream(void* opaque, uint8_t* buf, int size) {
   }
 }
 
-std::shared_ptr<StreamIo> open_stream_file(const std::string& path) {
+std::shared_ptr<StreamIo> open_stream_file(const std::string& path, bool interruptible) {
   auto s = std::make_shared<StreamIo>();
+  s->interruptible = interruptible;
   s->fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (s->fd < 0) throw Error(ErrorKind::Input, str(path, ": cannot open (", std::strerror(errno), ")"));
   constexpr int kBuffer = 1 << 16;
@@ -73,7 +76,8 @@ bool is_stream_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
-Demuxer::Demuxer(const std::string& url) : url_(url) {
+Demuxer::Demuxer(const std::string& url, OnStop on_stop) : url_(url) {
+  const bool interruptible = on_stop == OnStop::Interrupt;
   const bool is_url = url.find("://") != std::string::npos;
   // "frames/%04d.png": an image sequence, opened by libavformat's image2 demuxer.
   const bool is_sequence = av_filename_number_test(url.c_str()) != 0 && !std::filesystem::exists(url);
@@ -85,11 +89,11 @@ Demuxer::Demuxer(const std::string& url) : url_(url) {
   }
   AVFormatContext* raw = avformat_alloc_context();
   if (!raw) throw Error(ErrorKind::Resource, str(url, ": out of memory opening it"));
-  raw->interrupt_callback = AVIOInterruptCB{stop_wanted, nullptr};
+  if (interruptible) raw->interrupt_callback = AVIOInterruptCB{stop_wanted, nullptr};
   if (!is_url && !is_sequence && is_stream_file(url)) {
     std::shared_ptr<StreamIo> s;
     try {
-      s = open_stream_file(url);
+      s = open_stream_file(url, interruptible);
     } catch (...) {
       avformat_free_context(raw);
       throw;
@@ -99,13 +103,13 @@ Demuxer::Demuxer(const std::string& url) : url_(url) {
     stream_io_ = std::move(s);
   }
   int ret = avformat_open_input(&raw, url.c_str(), nullptr, nullptr);  // frees raw on failure
-  if (ret < 0) throw_if_stop_requested();
+  if (ret < 0 && interruptible) throw_if_stop_requested();
   if (ret == AVERROR_INVALIDDATA)
     throw Error(ErrorKind::Input, str(url, ": not a media file that framelift can read"));
   check(ret, ErrorKind::Input, url);
   format_.reset(raw);
   ret = avformat_find_stream_info(raw, nullptr);
-  throw_if_stop_requested();
+  if (interruptible) throw_if_stop_requested();
   check(ret, ErrorKind::Input, str(url, ": cannot read stream info"));
   mender_ = std::make_unique<TimelineMender>(raw, url);
   video_index_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);

@@ -8,13 +8,19 @@
 
 namespace framelift::media {
 
+// Whether a stop (util/stop.h) cuts opening and reading short. Interrupt: for work a stop
+// abandons. Finish: for a short check that must end once begun, such as counting the frames of
+// an output already renamed into place (cut short, the run would report a stop with its result
+// complete under the final name, and the rerun would find that name taken).
+enum class OnStop { Interrupt, Finish };
+
 class Demuxer {
  public:
   // Throws Error(Input, "<url>: <problem>") for a missing file, a file that is not media, or
-  // media without a video stream. Opening and reading honour a stop (util/stop.h) within a
-  // fraction of a second, also while waiting on a FIFO or a network peer that sends nothing:
-  // Error(Interrupted) then.
-  explicit Demuxer(const std::string& url);
+  // media without a video stream. With OnStop::Interrupt, opening and reading honour a stop
+  // within a fraction of a second, also while waiting on a FIFO or a network peer that sends
+  // nothing: Error(Interrupted) then.
+  explicit Demuxer(const std::string& url, OnStop on_stop = OnStop::Interrupt);
 
   AVFormatContext* format() const { return format_.get(); }
   int video_index() const { return video_index_; }

@@ -7,6 +7,7 @@ extern "C" {
 
 #include "media/av_error.h"
 #include "media/hdr_bitstream_insert.h"
+#include "util/crash_point.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -68,6 +69,7 @@ Encoder::Encoder(const EncoderSettings& s, const VideoFormat& format, bool globa
   if (!s.preset.empty()) av_dict_set(&raw_opts, "preset", s.preset.c_str(), 0);
   std::unique_ptr<AVDictionary*, void (*)(AVDictionary**)> opts(&raw_opts, av_dict_free);
 
+  crash_point("encoder-open");
   int ret = avcodec_open2(ctx_.get(), codec, opts.get());
   const AVPixFmtDescriptor* pix = av_pix_fmt_desc_get(ctx_->pix_fmt);
   const int x_step = pix ? 1 << pix->log2_chroma_w : 1, y_step = pix ? 1 << pix->log2_chroma_h : 1;

@@ -42,12 +42,23 @@ json side_data(const AVStream* st) {
 }
 
 // Reads all packets once: exact video packet count (one packet is one frame for every codec
-// framelift handles) and whether the spacing of timestamps varies.
-void count_video(Demuxer& demux, json& v) {
+// framelift handles), whether the spacing of timestamps varies, and each stream's bytes (what
+// a job copies of the other streams into its output: the planner's disk estimate).
+void count_packets(Demuxer& demux, json& streams) {
   PacketPtr pkt = make_packet();
   std::vector<int64_t> pts;
-  while (demux.read(pkt.get()))
+  std::vector<int64_t> bytes(streams.size(), 0);
+  while (demux.read(pkt.get())) {
+    if (pkt->stream_index >= 0 && size_t(pkt->stream_index) < bytes.size()) bytes[pkt->stream_index] += pkt->size;
     if (pkt->stream_index == demux.video_index() && pkt->pts != AV_NOPTS_VALUE) pts.push_back(pkt->pts);
+  }
+  // An attachment (a font, cover art in Matroska) has no packets: its file is the extradata.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const AVCodecParameters* p = demux.format()->streams[i]->codecpar;
+    streams[i]["packet_bytes"] = bytes[i] + (p->codec_type == AVMEDIA_TYPE_ATTACHMENT ? p->extradata_size : 0);
+  }
+  if (demux.video_index() < 0) return;
+  json& v = streams[demux.video_index()];
   std::sort(pts.begin(), pts.end());
   v["frame_count"] = pts.size();
   v["frame_count_exact"] = !demux.ended_early();
@@ -85,6 +96,7 @@ json probe(const std::string& url, const ProbeOptions& options) {
       s["height"] = p->height;
       s["pix_fmt"] = name_or(d ? d->name : nullptr);
       s["bit_depth"] = d ? d->comp[0].depth : 0;
+      s["bits_per_pixel"] = d ? av_get_bits_per_pixel(d) : 0;  // uncompressed: 12 for 8-bit 4:2:0
       s["frame_rate"] = rational(av_guess_frame_rate(fmt, const_cast<AVStream*>(st), nullptr));
       s["avg_frame_rate"] = rational(st->avg_frame_rate);
       s["color"] = {{"primaries", name_or(av_color_primaries_name(p->color_primaries))},
@@ -104,7 +116,7 @@ json probe(const std::string& url, const ProbeOptions& options) {
     streams.push_back(s);
   }
   int v = demux.video_index();
-  if (options.count_frames) count_video(demux, streams[v]);
+  if (options.count_frames) count_packets(demux, streams);
   info["streams"] = streams;
   info["video_stream"] = v;
   return info;

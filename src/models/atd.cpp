@@ -32,6 +32,7 @@
 #include <optional>
 
 #include "arch/declaration.h"
+#include "infer/layout_ops.h"
 #include "models/atd_category.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
@@ -164,9 +165,9 @@ class Layer {
 
   // ConvFFN on [B, N, C] tokens of an h x w map.
   at::Tensor ffn(const at::Tensor& x, int64_t b, int64_t h, int64_t w) const {
-    const at::Tensor hidden = at::gelu(fc1_(x));
+    const at::Tensor hidden = infer::gelu(fc1_(x));
     const at::Tensor map = hidden.transpose(1, 2).reshape({b, -1, h, w});
-    const at::Tensor conv = at::gelu(depthwise(dwconv_, map)).flatten(2).transpose(1, 2);
+    const at::Tensor conv = infer::gelu(depthwise(dwconv_, map)).flatten(2).transpose(1, 2);
     return fc2_(hidden + conv);
   }
 

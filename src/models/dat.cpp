@@ -28,6 +28,7 @@
 #include <optional>
 
 #include "arch/declaration.h"
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -80,12 +81,12 @@ class Interaction {
         spatial_down_(read_conv_batch_norm(r, p + ".spatial_interaction.0", p + ".spatial_interaction.1", c, c / 16, 1)),
         spatial_up_(read_conv(r, p + ".spatial_interaction.3", c / 16, 1, 1)) {}
 
-  at::Tensor conv(const at::Tensor& v) const { return at::gelu(depthwise(dwconv_, v)); }  // [B, C, H, W]
+  at::Tensor conv(const at::Tensor& v) const { return infer::gelu(depthwise(dwconv_, v)); }  // [B, C, H, W]
   // sigmoid of the channel map [B, C, 1, 1] and of the spatial map [B, 1, H, W] of a [B, C, H, W] map.
   at::Tensor channel_gate(const at::Tensor& x) const {
-    return at::sigmoid(channel_up_(at::gelu(channel_down_(x.mean({2, 3}, true)))));
+    return at::sigmoid(channel_up_(infer::gelu(channel_down_(x.mean({2, 3}, true)))));
   }
-  at::Tensor spatial_gate(const at::Tensor& x) const { return at::sigmoid(spatial_up_(at::gelu(spatial_down_(x)))); }
+  at::Tensor spatial_gate(const at::Tensor& x) const { return at::sigmoid(spatial_up_(infer::gelu(spatial_down_(x)))); }
 
   void visit_weights(const TensorVisitor& f) {
     for (Conv2d* c : {&dwconv_, &channel_down_, &channel_up_, &spatial_down_, &spatial_up_}) visit(*c, f);
@@ -217,7 +218,7 @@ class Sgfn {
         fc2_(read_linear(r, p + ".fc2", s.hidden / 2, s.embed)) {}
 
   at::Tensor operator()(const at::Tensor& x) const {  // [B, H, W, C]
-    const std::vector<at::Tensor> halves = at::gelu(fc1_(x)).chunk(2, -1);
+    const std::vector<at::Tensor> halves = infer::gelu(fc1_(x)).chunk(2, -1);
     return fc2_(halves[0] * to_tokens(depthwise(conv_, to_map(norm_(halves[1])))));
   }
 

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "arch/declaration.h"
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -55,14 +56,14 @@ HatShape shape_of(const DetectedArch& d) {
 
 struct Mlp {
   Linear fc1, fc2;
-  at::Tensor operator()(const at::Tensor& x) const { return fc2(at::gelu(fc1(x))); }
+  at::Tensor operator()(const at::Tensor& x) const { return fc2(infer::gelu(fc1(x))); }
 };
 
 // Channel attention block: conv down, GELU, conv up, times a squeeze-excitation gate.
 struct Cab {
   Conv2d down, up, squeeze, excite;
   at::Tensor operator()(const at::Tensor& x) const {  // [B, C, H, W]
-    const at::Tensor y = up(at::gelu(down(x)));
+    const at::Tensor y = up(infer::gelu(down(x)));
     return y * at::sigmoid(excite(at::relu(squeeze(y.mean({2, 3}, true)))));
   }
 };

@@ -7,6 +7,7 @@
 
 #include "library/model_locator.h"
 #include "models/architecture_registry.h"
+#include "models/layer_report.h"
 #include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
@@ -130,7 +131,7 @@ std::unique_ptr<ImageModel> open_model(const std::string& name_or_path) {
   return open_file(library::resolve_model_file(name_or_path));
 }
 
-std::string describe_model_file(const std::string& name_or_path) {
+std::string describe_model_file(const std::string& name_or_path, bool cpu_paths) {
   fs::path file = library::resolve_model_file(name_or_path);
   nlohmann::ordered_json j = {{"model", name_or_path}, {"file", file.string()}};
   std::string ext = file.extension().string();
@@ -153,6 +154,10 @@ std::string describe_model_file(const std::string& name_or_path) {
   } else {
     j["format"] = ext.substr(1);
     j["native"] = nlohmann::ordered_json::parse(describe_model(weights::load_weights(file), file.string()));
+  }
+  if (cpu_paths) {
+    const std::unique_ptr<ImageModel> model = open_file(file);
+    j["cpu"] = cpu_layer_report(*model, model->info().arch);
   }
   return j.dump(2);
 }

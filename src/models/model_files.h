@@ -43,7 +43,8 @@ std::unique_ptr<ImageModel> open_blended_model(const std::string& a, const std::
 
 // What `framelift models info` prints, as JSON: the file(s), format, and the detected
 // architecture with scale, channels, parameter count and hyper-parameters (for ncnn files, also
-// the graph's measured geometry).
-std::string describe_model_file(const std::string& name_or_path);
+// the graph's measured geometry). With cpu_paths, also "cpu": the path each convolution takes on
+// this CPU (models/layer_report.h; runs the network once on a 64x64 input).
+std::string describe_model_file(const std::string& name_or_path, bool cpu_paths = false);
 
 }  // namespace framelift::models

@@ -19,9 +19,11 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/token_layers.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -30,17 +32,10 @@ namespace {
 
 constexpr double kNormEps = 1e-6;  // LayerNorm2d's
 
-struct ChannelNorm {
-  at::Tensor weight, bias;  // [1, C, 1, 1]
-  at::Tensor operator()(const at::Tensor& x) const {
-    const at::Tensor centred = x - x.mean(1, true);
-    return centred * at::rsqrt(centred.pow(2).mean(1, true) + kNormEps) * weight + bias;
-  }
-};
-
-ChannelNorm read_norm(WeightReader& r, const std::string& p, int64_t c) {
-  return {r.tensor(p + ".weight", {c}).view({1, c, 1, 1}), r.tensor(p + ".bias", {c}).view({1, c, 1, 1})};
-}
+// Upstream's LayerNorm2d (mean and biased variance over the channels, eps inside the root) is
+// nn.LayerNorm over the channels-last view, one fused op (token_layers.h) where spelling it out
+// took five broadcasting ones, the most of this network's time on the CPU in bf16.
+ChannelNorm read_norm(WeightReader& r, const std::string& p, int64_t c) { return read_channel_norm(r, p, c, kNormEps); }
 
 at::Tensor gate(const at::Tensor& x) {
   const auto halves = x.chunk(2, 1);
@@ -64,17 +59,15 @@ class NafBlock {
 
   at::Tensor operator()(const at::Tensor& x) const {
     at::Tensor t = conv1_(norm1_(x));
-    t = gate(at::conv2d(t, dw_weight_, dw_bias_, {1, 1}, {1, 1}, {1, 1}, t.size(1)));
+    t = gate(infer::conv2d(t, dw_weight_, dw_bias_, 1, 1, 1, t.size(1)));
     t = t * sca_(t.mean({2, 3}, true));
     const at::Tensor y = x + conv3_(t) * beta_;
     return y + conv5_(gate(conv4_(norm2_(y)))) * gamma_;
   }
 
   void visit_weights(const TensorVisitor& f) {
-    for (ChannelNorm* n : {&norm1_, &norm2_}) {
-      f(n->weight);
-      f(n->bias);
-    }
+    norm1_.visit_weights(f);
+    norm2_.visit_weights(f);
     for (Conv2d* c : {&conv1_, &sca_, &conv3_, &conv4_, &conv5_}) visit(*c, f);
     for (at::Tensor* t : {&dw_weight_, &dw_bias_, &beta_, &gamma_}) f(*t);
   }

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
 #include "infer/fp32_islands.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -55,7 +56,7 @@ void WeightReader::expect_all_used() const {
 }
 
 at::Tensor Conv2d::operator()(const at::Tensor& x) const {
-  return at::conv2d(x, weight, bias, {stride, stride}, {padding, padding});
+  return infer::conv2d(x, weight, bias, stride, padding, 1, groups);
 }
 
 at::Tensor div2k_mean(const at::Tensor& x, int64_t channels) {
@@ -119,8 +120,9 @@ at::Tensor NativeModel::forward(const at::Tensor& input) {
   const int64_t h = input.size(2), w = input.size(3), m = info_.size_multiple;
   if (h % m || w % m)
     throw Error(ErrorKind::Model, str(source_, ": input ", w, "x", h, " is not a multiple of ", m));
-  // Channels-last lets oneDNN (CPU) and cuDNN (tensor cores) skip layout reorders between convs.
-  at::Tensor x = input.to(device_, dtype_).contiguous(at::MemoryFormat::ChannelsLast);
+  // Channels-last lets oneDNN (CPU) and cuDNN (tensor cores) skip layout reorders between the small
+  // convs; the large-kernel ones pick their own (infer/conv_layout.h).
+  at::Tensor x = input.to(device_, dtype_).contiguous(infer::activation_format(device_));
   try {
     return run(x).to(input.scalar_type()).contiguous();
   } catch (const c10::Error& e) {

@@ -41,9 +41,10 @@ class WeightReader {
   std::set<std::string> used_;
 };
 
+// Runs in the memory format infer/conv_layout.h chooses for its shape on this CPU.
 struct Conv2d {
-  at::Tensor weight, bias;  // [out, in, k, k], [out] (bias may be undefined)
-  int64_t stride = 1, padding = 0;
+  at::Tensor weight, bias;  // [out, in / groups, k, k], [out] (bias may be undefined)
+  int64_t stride = 1, padding = 0, groups = 1;
   at::Tensor operator()(const at::Tensor& x) const;
 };
 

@@ -33,8 +33,10 @@
 
 #include <ATen/ATen.h>
 
-#include "infer/fp32_islands.h"
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
+#include "infer/fp32_islands.h"
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -71,7 +73,7 @@ OmniShape shape_of(const DetectedArch& d) {
 
 // Depthwise convolution (one filter per channel); read_conv stores it as [C, 1, k, k].
 at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
-  return at::conv2d(x, c.weight, c.bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, c.weight.size(0));
+  return infer::conv2d(x, c.weight, c.bias, c.stride, c.padding, 1, c.weight.size(0));
 }
 
 // Upstream's LayerNorm2d: normalises each pixel over its channels (biased variance, eps inside the
@@ -80,7 +82,7 @@ at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
 struct ChannelNorm {
   at::Tensor weight, bias;
   at::Tensor operator()(const at::Tensor& x) const {
-    return at::layer_norm(x.permute({0, 2, 3, 1}), {weight.size(0)}, weight, bias, kChannelNormEps).permute({0, 3, 1, 2});
+    return infer::layer_norm(x.permute({0, 2, 3, 1}), {weight.size(0)}, weight, bias, kChannelNormEps).permute({0, 3, 1, 2});
   }
 };
 
@@ -103,7 +105,7 @@ struct MbConv {
         se_expand(r.tensor(p + ".fn.4.gate.3.weight", {c, c / 4})) {}
 
   at::Tensor operator()(const at::Tensor& x) const {
-    at::Tensor y = at::gelu(depthwise(dw, at::gelu(expand(x))));
+    at::Tensor y = infer::gelu(depthwise(dw, infer::gelu(expand(x))));
     at::Tensor gate = at::sigmoid(at::linear(at::silu(at::linear(y.mean({2, 3}), se_reduce)), se_expand));
     return project(y * gate.unsqueeze(-1).unsqueeze(-1)) + x;
   }
@@ -161,7 +163,7 @@ struct WindowAttention {
   at::Tensor operator()(const at::Tensor& x) const {
     at::Tensor tokens = to_windows(x, ws, grid);
     const int64_t n = tokens.size(0), len = tokens.size(1), c = tokens.size(2), dh = c / kHeads;
-    at::Tensor normed = at::layer_norm(tokens, {c}, norm_weight, norm_bias, kTokenNormEps);
+    at::Tensor normed = infer::layer_norm(tokens, {c}, norm_weight, norm_bias, kTokenNormEps);
     // [n, len, 3c] -> q, k, v as [n, heads, len, dh]; heads are the outer part of each c.
     auto qkv = at::linear(normed, to_qkv).reshape({n, len, 3, kHeads, dh}).permute({2, 0, 3, 1, 4}).unbind(0);
     at::Tensor sim = at::matmul(qkv[0] * (1.0 / std::sqrt(static_cast<double>(dh))), qkv[1].transpose(-2, -1));
@@ -241,7 +243,7 @@ struct GatedFeedForward {
 
   at::Tensor operator()(const at::Tensor& x) const {
     auto halves = depthwise(dw, project_in(norm(x))).chunk(2, 1);
-    return project_out(at::gelu(halves[0]) * halves[1]) + x;
+    return project_out(infer::gelu(halves[0]) * halves[1]) + x;
   }
   void visit_weights(const TensorVisitor& f) {
     f(norm.weight);
@@ -302,7 +304,7 @@ struct Esa {
   at::Tensor operator()(const at::Tensor& x) const {
     at::Tensor c1 = conv1(x);
     at::Tensor coarse = conv3(at::max_pool2d(conv2(c1), {7, 7}, {3, 3}));
-    coarse = at::upsample_bilinear2d(coarse, {x.size(2), x.size(3)}, false, c10::nullopt, c10::nullopt);
+    coarse = infer::upsample_bilinear2d(coarse, {x.size(2), x.size(3)}, false, c10::nullopt, c10::nullopt);
     return x * at::sigmoid(conv4(coarse + conv_f(c1)));
   }
   void visit_weights(const TensorVisitor& f) {

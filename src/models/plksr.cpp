@@ -14,6 +14,7 @@
 // dslisleedh/PLKSR; the layout read here is chaiNNer-org/spandrel's PLKSR arch.
 #include <ATen/ATen.h>
 
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/plksr_layers.h"
 #include "models/state_dict_keys.h"
@@ -69,7 +70,7 @@ class Plksr : public NativeModel {
  protected:
   at::Tensor run(const at::Tensor& input) override {
     at::Tensor y = stem_(input);
-    for (const Block& b : blocks_) y = b.refine(b.attn(b.lk(b.mix_out(at::gelu(b.mix_in(y)))))) + y;
+    for (const Block& b : blocks_) y = b.refine(b.attn(b.lk(b.mix_out(infer::gelu(b.mix_in(y)))))) + y;
     return at::pixel_shuffle(tail_(y) + repeat_channels(input, scale_), scale_);
   }
 

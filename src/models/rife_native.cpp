@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 
+#include "infer/fp32_islands.h"
 #include "infer/tiler.h"
 #include "models/backward_warp.h"
 #include "models/native_model.h"
@@ -27,7 +28,7 @@ constexpr double kSlope = 0.2;
 at::Tensor resize(const at::Tensor& x, double factor) {
   if (factor == 1.0) return x;
   const int64_t h = static_cast<int64_t>(x.size(2) * factor), w = static_cast<int64_t>(x.size(3) * factor);
-  return at::upsample_bilinear2d(x, {h, w}, false, factor, factor);
+  return infer::upsample_bilinear2d(x, {h, w}, false, factor, factor);
 }
 
 // One level of the flow pyramid: two stride-2 convs, eight residual convs with a learned per-channel

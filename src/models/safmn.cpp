@@ -11,6 +11,7 @@
 // safm.{mfr.0..3, aggr}, ccm.ccm.{0, 2}}, to_img.0.
 #include <ATen/ATen.h>
 
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -40,12 +41,12 @@ struct Block {
       const auto pooled = at::adaptive_max_pool2d(chunks[i], {h >> i, w >> i});
       out.push_back(at::upsample_nearest2d(depthwise(levels[i], std::get<0>(pooled)), {h, w}));
     }
-    return at::gelu(aggregate(at::cat(out, 1))) * x;
+    return infer::gelu(aggregate(at::cat(out, 1))) * x;
   }
 
   at::Tensor operator()(const at::Tensor& x) const {
     const at::Tensor y = safm(norm1(x)) + x;
-    return project(at::gelu(expand(norm2(y)))) + y;
+    return project(infer::gelu(expand(norm2(y)))) + y;
   }
 
   void visit_weights(const TensorVisitor& f) {

@@ -24,6 +24,7 @@
 #include <array>
 
 #include "arch/declaration.h"
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -63,7 +64,7 @@ class SwinLayer {
                            const std::vector<at::Tensor> qkv = qkv_(t).chunk(3, -1);
                            return proj_(biased_attention(qkv[0], qkv[1], qkv[2], heads_, bias_, mask));
                          });
-    return z + fc2_(at::gelu(fc1_(norm2_(z))));
+    return z + fc2_(infer::gelu(fc1_(norm2_(z))));
   }
 
   void visit_weights(const TensorVisitor& f) {

@@ -26,6 +26,7 @@
 #include <optional>
 
 #include "arch/declaration.h"
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/srformer_windows.h"
@@ -66,8 +67,8 @@ class PsaBlock {
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& mask) const {
     const at::Tensor m = shift_ ? mask : at::Tensor();
     const at::Tensor z = x + in_windows(norm1_(x), window_, shift_, [&](const at::Tensor& t) { return attention(t, m); });
-    const at::Tensor h = at::gelu(fc1_(norm2_(z)));
-    const at::Tensor local = at::gelu(depthwise(dwconv_, h.permute({0, 3, 1, 2}))).permute({0, 2, 3, 1});
+    const at::Tensor h = infer::gelu(fc1_(norm2_(z)));
+    const at::Tensor local = infer::gelu(depthwise(dwconv_, h.permute({0, 3, 1, 2}))).permute({0, 2, 3, 1});
     return z + fc2_(h + local);
   }
 

@@ -24,6 +24,7 @@
 
 #include <cmath>
 
+#include "infer/layout_ops.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -93,7 +94,7 @@ class SwinV2Layer {
                            const std::vector<at::Tensor> qkv = qkv_(t).chunk(3, -1);
                            return proj_(cosine_attention(qkv[0], qkv[1], qkv[2], heads_, scale_, bias_, m));
                          }));
-    return z + norm2_(fc2_(at::gelu(fc1_(z))));
+    return z + norm2_(fc2_(infer::gelu(fc1_(z))));
   }
 
   void visit_weights(const TensorVisitor& f) {

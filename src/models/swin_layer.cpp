@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "infer/layout_ops.h"
 #include "models/swin_windows.h"
 
 namespace framelift::models {
@@ -35,7 +36,7 @@ at::Tensor SwinLayer::attention(const at::Tensor& normed, const at::Tensor& mask
   });
 }
 
-at::Tensor SwinLayer::feed_forward(const at::Tensor& z) const { return z + fc2_(at::gelu(fc1_(norm2_(z)))); }
+at::Tensor SwinLayer::feed_forward(const at::Tensor& z) const { return z + fc2_(infer::gelu(fc1_(norm2_(z)))); }
 
 void SwinLayer::visit_weights(const TensorVisitor& f) {
   for (LayerNorm* n : {&norm1_, &norm2_}) n->visit_weights(f);

@@ -4,12 +4,14 @@
 
 #include <cmath>
 
+#include "infer/conv_layout.h"
+#include "infer/fp32_islands.h"
 #include "models/swin_windows.h"
 
 namespace framelift::models {
 
 at::Tensor LayerNorm::operator()(const at::Tensor& x) const {
-  return at::layer_norm(x, {weight.size(0)}, weight, bias, 1e-5);
+  return infer::layer_norm(x, {weight.size(0)}, weight, bias, 1e-5);
 }
 
 void LayerNorm::visit_weights(const TensorVisitor& f) {
@@ -22,7 +24,7 @@ LayerNorm read_layer_norm(WeightReader& r, const std::string& prefix, int64_t ch
 }
 
 at::Tensor ChannelNorm::operator()(const at::Tensor& x) const {
-  return at::layer_norm(x.permute({0, 2, 3, 1}), {weight.size(0)}, weight, bias, eps).permute({0, 3, 1, 2});
+  return infer::layer_norm(x.permute({0, 2, 3, 1}), {weight.size(0)}, weight, bias, eps).permute({0, 3, 1, 2});
 }
 
 void ChannelNorm::visit_weights(const TensorVisitor& f) {
@@ -35,7 +37,7 @@ ChannelNorm read_channel_norm(WeightReader& r, const std::string& prefix, int64_
 }
 
 at::Tensor depthwise(const Conv2d& c, const at::Tensor& x) {
-  return at::conv2d(x, c.weight, c.bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, c.weight.size(0));
+  return infer::conv2d(x, c.weight, c.bias, c.stride, c.padding, 1, c.weight.size(0));
 }
 
 at::Tensor Linear::operator()(const at::Tensor& x) const { return at::linear(x, weight, bias); }

@@ -73,6 +73,11 @@ double Calibration::encoder_mpx_per_thread(const std::string& codec, const std::
   return 0;
 }
 
+std::optional<MeasuredVideoBits> Calibration::video_bits(const std::string& codec) const {
+  if (auto it = video_bits_.find(codec); it != video_bits_.end()) return it->second;
+  return std::nullopt;
+}
+
 void Calibration::add_manifest(const json& m, const std::string& name, const PlanCatalog& catalog) {
   if (!m.is_object() || m.value("kind", "") != "framelift-profile")
     throw Error(ErrorKind::Input, str(name, ": not a framelift profile manifest (kind must be \"framelift-profile\")"));
@@ -112,8 +117,26 @@ void Calibration::add_manifest(const json& m, const std::string& name, const Pla
     const std::string where = str(name, ": encoder ", e.value("codec", "?"));
     const double mpx = number(e, "width", where) * number(e, "height", where) * number(e, "fps", where) / 1e6;
     encoders_[{e.value("codec", ""), e.value("preset", "")}] = mpx / number(e, "threads", where);
+    add_video_bits(e, m, name);
   }
   ++manifests_;
+}
+
+// The output size an encoder entry measured (manifests from before it was recorded have none).
+void Calibration::add_video_bits(const json& e, const json& m, const std::string& name) {
+  if (!e.contains("key_frames") || !e.contains("key_bytes")) return;
+  const std::string where = str(name, ": encoder ", e.value("codec", "?"));
+  const double pixels = number(e, "width", where) * number(e, "height", where);
+  const double key_frames = number(e, "key_frames", where);
+  const double other_frames = e.value("other_frames", 0.0);
+  MeasuredVideoBits b;
+  b.key_bits_per_pixel = number(e, "key_bytes", where) * 8 / (key_frames * pixels);
+  // An intra-only codec has only keyframes: the others would be keyframes too.
+  b.other_bits_per_pixel = other_frames > 0 ? e.value("other_bytes", 0.0) * 8 / (other_frames * pixels) : b.key_bits_per_pixel;
+  const json encoder = m.value("encoder", json::object());
+  if (encoder.contains("crf") && encoder["crf"].is_number()) b.crf = encoder["crf"].get<double>();
+  b.manifest = name;
+  video_bits_[e.value("codec", "")] = b;
 }
 
 // Each stage's whole time (its code and its network calls) over the sample, per input pixel: the

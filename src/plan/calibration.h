@@ -17,6 +17,14 @@
 
 namespace framelift::plan {
 
+// What a profile measured an encoder's output to take: bits per output pixel of its keyframes and
+// of the other frames, at the crf it ran with.
+struct MeasuredVideoBits {
+  double key_bits_per_pixel = 0, other_bits_per_pixel = 0;
+  std::optional<double> crf;  // nullopt: the encoder's default
+  std::string manifest;       // the manifest that measured it
+};
+
 class Calibration {
  public:
   Calibration();  // the shipped defaults
@@ -35,6 +43,9 @@ class Calibration {
   double bandwidth_efficiency() const { return 0.7; }
   // Measured encoder speed in megapixels per second per thread, or 0 when no manifest had one.
   double encoder_mpx_per_thread(const std::string& codec, const std::string& preset) const;
+  // The output size a manifest measured for `codec` (the last one read that has it); nullopt
+  // when none did.
+  std::optional<MeasuredVideoBits> video_bits(const std::string& codec) const;
   // What a stage without a cost model (a TorchScript module, a filter graph) took where a manifest
   // measured the same --pipeline text (compared as written) on device `d`: seconds per pixel of
   // the job's input frames, for stage `index` (0-based, in pipeline order); nullopt elsewhere, so
@@ -45,8 +56,10 @@ class Calibration {
  private:
   using Key = std::pair<std::string, std::string>;  // gpu id ("" for any), arch
   void add_measured_stages(const nlohmann::json& manifest, const std::string& device_id);
+  void add_video_bits(const nlohmann::json& encoder, const nlohmann::json& manifest, const std::string& name);
   std::map<Key, double> efficiency_, memory_;
   std::map<Key, double> encoders_;  // (codec, preset) -> Mpx/s per thread
+  std::map<std::string, MeasuredVideoBits> video_bits_;  // codec -> measured output size
   std::map<std::tuple<std::string, std::string, size_t>, double> stages_;  // (gpu id, pipeline, index) -> s/px
   int manifests_ = 0;
 };

@@ -2,6 +2,7 @@
 // A video job as the planner sees it: the input's size, length and bytes, the model stages in
 // order, and the encoder. Built from a probe and a --pipeline string (pipeline_spec.h) or by hand.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct Job {
                                   // its unpriced stages (Calibration::measured_stage_s_per_px)
   std::string codec = "libx264";
   std::string preset;             // empty: the encoder's default
+  std::optional<double> crf;      // nullopt: the encoder's default
+  double raw_bits_per_pixel = 12; // uncompressed bits per pixel of the output's format (8-bit 4:2:0)
+  double other_stream_bytes = 0;  // the source's audio, subtitles, attachments: copied into the output
+  double model_bytes = 0;         // model files a run has to install first (not on this machine)
   std::string precision = "fp16"; // on GPUs; CPUs run fp32
   int batch = 1;
   int tile = 0;                   // input tile side the job forces (--tile); 0: the largest that fits

@@ -76,14 +76,4 @@ EncodePlan encode_plan(const std::string& codec, const std::string& preset, cons
 
 double decode_mpx_per_s(double threads) { return 60.0 * std::min(threads, 8.0); }
 
-double output_bits_per_pixel(const std::string& codec) {
-  const std::string fam = family(codec);
-  if (fam == "h264") return 0.10;
-  if (fam == "hevc") return 0.06;
-  if (fam == "av1") return 0.045;
-  if (has(codec, "ffv1")) return 6;
-  if (has(codec, "prores")) return 3.5;
-  return 0.1;
-}
-
 }  // namespace framelift::plan

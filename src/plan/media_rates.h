@@ -24,7 +24,4 @@ EncodePlan encode_plan(const std::string& codec, const std::string& preset, cons
 // Software decoding of the input (framelift's default; --hwaccel cuda is faster), megapixels/s.
 double decode_mpx_per_s(double threads);
 
-// Output bits per pixel by codec at framelift's default quality, for the output size estimate.
-double output_bits_per_pixel(const std::string& codec);
-
 }  // namespace framelift::plan

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "plan/format.h"
+#include "util/disk_space.h"
 #include "util/str.h"
 #include "util/tile_spans.h"
 
@@ -255,6 +256,15 @@ double spot_rework(double time_s, double rate, double segment_proc_s, double res
   return rework;
 }
 
+// The note when the job's peak does not fit in the output folder's free space; "" when it does
+// or the free space is unknown.
+std::string disk_shortage(const DiskEstimate& disk, const PlanOptions& options) {
+  if (options.output_folder_free_bytes < 0 || disk.peak_bytes() <= options.output_folder_free_bytes) return "";
+  return str("disk: ", options.output_folder, " has ", human_bytes(options.output_folder_free_bytes),
+             " free; the job needs about ", human_bytes(disk.peak_bytes()), " at its peak (short by ",
+             human_bytes(disk.peak_bytes() - options.output_folder_free_bytes), ")");
+}
+
 }  // namespace
 
 Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& options, const Calibration& cal) {
@@ -262,7 +272,8 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
   plan.job = job;
   plan.options = options;
   const auto frames_out = static_cast<double>(job.out_frames());
-  plan.output_bytes = output_bits_per_pixel(job.codec) * job.out_width() * job.out_height() * frames_out / 8;
+  plan.disk = estimate_disk(job, cal);
+  plan.output_bytes = plan.disk.output_bytes;
   for (const Offer& offer : catalog.offers()) {
     const Device* d = catalog.device(offer.gpu);
     const Provider* p = catalog.provider(offer.provider);
@@ -348,6 +359,10 @@ Plan make_plan(const Job& job, const PlanCatalog& catalog, const PlanOptions& op
     plan.notes.push_back(str(name, ": cost unknown; fps is an upper bound, time and cost lower bounds (marked <, >) ",
                              "where it is not measured; measure it with framelift profile and pass the manifest to --calibration"));
   if (cal.manifests() == 0) plan.notes.push_back("speeds use the shipped efficiency defaults (no --calibration manifest)");
+  if (const std::string short_of = disk_shortage(plan.disk, options); !short_of.empty()) plan.notes.push_back(short_of);
+  if (plan.disk.bits_from == "table")
+    plan.notes.push_back("disk sizes use the bits-per-pixel table (no --calibration manifest measured " + job.codec +
+                         "): content moves them by a factor of several; a profile measures them");
   return plan;
 }
 

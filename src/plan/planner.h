@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plan/calibration.h"
+#include "plan/disk_model.h"
 #include "plan/gpu_catalog.h"
 #include "plan/job.h"
 #include "plan/media_rates.h"
@@ -27,6 +28,10 @@ struct PlanOptions {
                                                 // (none for kLocalProvider: this machine is ready)
   double restart_s = 180;                       // after a spot reclaim: new machine, resume
   std::vector<std::string> only_gpus;           // empty: every device
+  // Where the job will write and the free space there (the caller asks the file system; -1:
+  // unknown): a note says when the job's disk peak does not fit.
+  std::string output_folder;
+  double output_folder_free_bytes = -1;
 };
 
 enum class Fit { Yes, Tight, No };  // Tight: runs only by eating into the margin
@@ -93,7 +98,8 @@ struct OfferEstimate {
 struct Plan {
   Job job;
   PlanOptions options;
-  double output_bytes = 0;
+  DiskEstimate disk;                // what the job holds on disk at its peak
+  double output_bytes = 0;          // the assembled output (disk.output_bytes): transfer and egress
   std::vector<OfferEstimate> rows;  // ranked: fitting, meeting the deadline, cheapest first
   std::optional<size_t> recommended;
   std::string recommendation;       // one sentence, also when nothing qualifies

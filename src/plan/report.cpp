@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "plan/format.h"
+#include "util/disk_space.h"
 #include "util/str.h"
 
 using nlohmann::json;
@@ -58,12 +59,28 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+std::string fixed_bits(double bits) { return fixed(bits, bits < 0.1 ? 3 : 2); }
+
+// "Disk: about 19.0 MB at the peak (segments ..., output ...; bits/pixel from ...); /out has 12.30 GB free".
+std::string disk_line(const Plan& plan) {
+  const DiskEstimate& d = plan.disk;
+  std::string line = str("Disk: about ", human_bytes(d.peak_bytes()), " at the peak (segments ", human_bytes(d.segments_bytes),
+                         ", output ", human_bytes(d.output_bytes));
+  if (d.model_bytes > 0) line += str(", models to install ", human_bytes(d.model_bytes));
+  line += str("; ", fixed_bits(d.bits_per_pixel), " bits/pixel from ", d.bits_from == "table" ? "the table" : d.bits_from, ")");
+  if (d.input_bytes > 0) line += str(", ", human_bytes(d.input_bytes), " more where the input must be copied");
+  if (plan.options.output_folder_free_bytes >= 0)
+    line += str("; ", plan.options.output_folder, " has ", human_bytes(plan.options.output_folder_free_bytes), " free");
+  return line;
+}
+
 }  // namespace
 
 std::string plan_text(const Plan& plan) {
   const Job& j = plan.job;
   std::string out = str("Job: ", j.width, "x", j.height, " -> ", j.out_width(), "x", j.out_height(), ", ", j.frames,
-                        " -> ", j.out_frames(), " frames, ", j.codec, ", output about ", gigabytes(plan.output_bytes), "\n");
+                        " -> ", j.out_frames(), " frames, ", j.codec, ", output about ", human_bytes(plan.output_bytes), "\n");
+  out += disk_line(plan) + "\n";
   std::vector<std::vector<std::string>> rows{kHeader};
   for (size_t i = 0; i < plan.rows.size(); ++i) rows.push_back(row_cells(plan, plan.rows[i], i));
   std::vector<size_t> width(kHeader.size(), 0);
@@ -130,7 +147,21 @@ json plan_json(const Plan& plan) {
                     {"recommended", plan.recommended == i},
                     {"warnings", r.est.warnings}});
   }
-  return {{"job",
+  const DiskEstimate& d = plan.disk;
+  const double free = plan.options.output_folder_free_bytes;
+  json disk = {{"peak_bytes", d.peak_bytes()},
+               {"segments_bytes", d.segments_bytes},
+               {"output_bytes", d.output_bytes},
+               {"model_bytes", d.model_bytes},
+               {"input_bytes", d.input_bytes},
+               {"bits_per_pixel", d.bits_per_pixel},
+               {"bits_from", d.bits_from},
+               {"folder", plan.options.output_folder},
+               {"free_bytes", free >= 0 ? json(free) : json(nullptr)},
+               {"fits", free >= 0 ? json(d.peak_bytes() <= free) : json(nullptr)}};
+  return {{"disk_bytes", d.peak_bytes()},
+          {"disk", disk},
+          {"job",
            {{"width", j.width}, {"height", j.height}, {"frames", j.frames}, {"fps", j.fps}, {"input_bytes", j.input_bytes},
             {"out_width", j.out_width()}, {"out_height", j.out_height()}, {"out_frames", j.out_frames()},
             {"codec", j.codec}, {"precision", j.precision}, {"output_bytes", plan.output_bytes}, {"stages", stages}}},
@@ -227,7 +258,7 @@ std::string plan_html(const Plan& plan) {
              "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;font-size:13px}",
              "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}tr.rec{background:#fee}\n</style></head><body>\n",
              "<h1>framelift plan</h1>\n<p>", j.width, "x", j.height, " &rarr; ", j.out_width(), "x", j.out_height(), ", ",
-             j.frames, " &rarr; ", j.out_frames(), " frames, ", escape(j.codec), "</p>\n<p><b>", escape(plan.recommendation),
+             j.frames, " &rarr; ", j.out_frames(), " frames, ", escape(j.codec), "</p>\n<p>", escape(disk_line(plan)), "</p>\n<p><b>", escape(plan.recommendation),
              "</b></p>\n", svg, table, "<ul>\n", notes, "</ul>\n</body></html>\n");
 }
 

@@ -58,6 +58,7 @@ void FrameWriter::copy_packet(AVPacket* packet, AVRational time_base) {
 void FrameWriter::write_packet(AVPacket* p) {
   if (options_.segment) packet_times_.push_back({p->pts, p->dts, p->duration});
   mux_.write(p, encoder_.context()->time_base, video_out_);
+  crash_point("packet");
 }
 
 void FrameWriter::run(BoundedQueue<media::FramePtr>& in, ProgressCounters& counters) {

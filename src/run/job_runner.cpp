@@ -25,7 +25,10 @@
 #include "media/encoder.h"
 #include "media/muxer.h"
 #include "pipeline/stage_registry.h"
+#include "run/disk_check.h"
 #include "run/warm_stages.h"
+#include "util/crash_point.h"
+#include "util/disk_space.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/json_text.h"
@@ -85,8 +88,10 @@ struct OpenJob {
 jobs::SegmentPlan ensure_plan(const jobs::JobDir& dir, const jobs::JobSpec& spec) {
   std::error_code ec;
   if (!fs::exists(dir.plan_file(), ec)) {
+    crash_point("plan");
     const jobs::SegmentPlan plan = jobs::plan_segments(spec.input, spec.segment_frames, spec.max_frames);
     write_file_no_replace(dir.plan_file(), jobs::to_json(plan).dump() + "\n");
+    crash_point("planned");
   }
   return jobs::plan_from_json(read_json(dir.plan_file()), dir.plan_file().string());
 }
@@ -199,17 +204,49 @@ struct ClaimGuard {
 
 // What all workers of this process share.
 struct Shared {
-  Shared(const JobOptions& o, const OpenJob& j)
-      : options(o), job(j), journal(j.dir), counters(o.counters ? *o.counters : own_counters) {}
+  Shared(const JobOptions& o, const OpenJob& j, DiskForecast d)
+      : options(o), job(j), disk(d), journal(j.dir), counters(o.counters ? *o.counters : own_counters) {}
   const JobOptions& options;
   const OpenJob& job;
+  const DiskForecast disk;  // the output's size before a segment measures it
   jobs::Journal journal;
   ProgressCounters own_counters;
   ProgressCounters& counters;
   std::atomic<int> done_now{0};
   std::atomic<int64_t> frames_in{0}, frames_out{0}, decode_errors{0};
   std::atomic<bool> failed{false};
+  // Whether the disk was checked with a finished segment's real size (not only the forecast).
+  std::atomic<bool> disk_checked_measured{false};
 };
+
+// Whether this process writes the output (a shard worker leaves it to the assemble step).
+bool assembles(const JobOptions& o) { return o.assemble && !o.selection.sharded(); }
+
+// One warning line when what is left of the job does not fit in the free space where it goes.
+// Returns whether the check used finished segments' real sizes.
+bool warn_if_disk_short(const JobOptions& o, const OpenJob& job, const DiskForecast& forecast,
+                        const std::map<int, jobs::SegmentRecord>& done) {
+  const DiskNeed need = disk_need(job.plan, done, forecast, o.selection, assembles(o));
+  if (!need.known) return false;
+  const DiskCheck check = check_disk(need, job.dir.root(), o.run.output);
+  if (check.short_by() > 0)
+    log::warn("not enough disk space: ", describe(check), ", short by ", human_bytes(check.short_by()),
+              need.measured ? " (sized by the finished segments)" : " (estimated: the first segment will tell)");
+  return need.measured;
+}
+
+// `e`, a write that found the disk full, with how much more the job needs there and how to go on;
+// without the job (its job.json or plan.json could not be written), the free space alone.
+Error disk_full_error(const Error& e, const JobOptions& o, const DiskForecast& forecast, const OpenJob* job,
+                      const fs::path& dir) {
+  DiskNeed need;
+  if (job) need = disk_need(job->plan, finished_in_plan(jobs::Journal(job->dir), *job, false), forecast, o.selection, assembles(o));
+  const DiskCheck check = check_disk(need, dir, o.run.output);
+  const std::string amount = need.known ? describe(check) : str(check.folder, " has ", human_bytes(check.free_bytes), " free");
+  const std::string by = check.short_by() > 0 ? str(", short by ", human_bytes(check.short_by())) : "";
+  return Error(e.kind(), str(e.what(), "; ", amount, by, ": make room and run the same command again",
+                             job ? " to resume (finished segments are kept)" : ""));
+}
 
 // The run every segment of one worker makes: the job's, on the worker's device, quiet.
 RunOptions worker_run(const JobOptions& o, const std::string& device) {
@@ -273,6 +310,9 @@ bool do_segment(Shared& shared, jobs::SegmentClaims& claims, const RunOptions& b
   const jobs::SegmentRecord record =
       record_of(seg.index, report, std::chrono::duration<double>(Clock::now() - start).count(), claims.worker());
   shared.journal.commit(record, run.output);
+  // The first segment's real size replaces the forecast the start was checked with.
+  if (!shared.disk_checked_measured.exchange(true))
+    warn_if_disk_short(shared.options, shared.job, shared.disk, finished_in_plan(shared.journal, shared.job, false));
   ++shared.done_now;
   shared.frames_in += report.frames_in;
   shared.frames_out += report.frames_out;
@@ -368,16 +408,55 @@ Assembly assemble_once(const OpenJob& job, const std::map<int, jobs::SegmentReco
   jobs::AssembleReport report = jobs::assemble_segments(job.dir, job.spec, job.plan, done, replaceable);
   // Check what is on disk before anything (a hook, a shutdown) trusts it.
   const int64_t frames = jobs::count_video_packets(report.output);
-  if (frames != report.video_frames)
+  if (frames != report.video_frames) {
+    std::error_code ec;
+    fs::remove(job.dir.assembled_file(), ec);  // no later worker may take this output for done
     throw Error(ErrorKind::Output, str(report.output.string(), ": holds ", frames, " frames after assembly, expected ", report.video_frames));
-  if (const std::optional<FileIdentity> made = file_identity(report.output))
-    write_file_atomic(job.dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
+  }
   log::info("assembled ", report.output.string(), ": ", report.video_frames, " frames from ", report.segments,
             " segment(s), ", report.other_packets, " packets of other streams copied");
   return Assembly::Done;
 }
 
 JobReport process_job(const JobOptions& o);
+
+// The frames the journal records for the whole job, or -1 while a segment is missing.
+int64_t recorded_frames(const OpenJob& job) {
+  const auto done = finished_in_plan(jobs::Journal(job.dir), job, false);
+  if (done.size() != job.plan.segments.size()) return -1;
+  int64_t frames = 0;
+  for (const auto& [index, record] : done) frames += record.frames_out;
+  return frames;
+}
+
+// A run killed after its output's rename and before it removed its own job folder left a
+// complete output that assembled.json names (jobs/assemble.h). The same command finishes that
+// job: it checks the output's frames and removes the folder, where it would otherwise refuse the
+// output as taken. nullopt when there is no such job (a folder named with --job-dir is kept on
+// purpose: its output stays refused without -y, as before).
+std::optional<JobReport> finish_assembled_job(const JobOptions& o, const fs::path& dir) {
+  if (o.prepare_only || !o.assemble || o.selection.sharded() || !o.job_dir.empty() || o.keep_job_dir) return std::nullopt;
+  std::error_code ec;
+  if (!fs::exists(jobs::JobDir(dir).assembled_file(), ec)) return std::nullopt;
+  std::optional<OpenJob> job;
+  try {
+    job = load_job(dir);
+    job->spec.output = fs::absolute(o.run.output);
+    if (!assembled_already(*job) || !jobs::spec_difference(job->spec, spec_of(o)).empty()) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;  // the usual path says what is wrong
+  }
+  const int64_t frames = recorded_frames(*job);
+  if (frames < 0 || jobs::count_video_packets(job->spec.output) != frames) return std::nullopt;
+  log::info(job->spec.output.string(), ": assembled by an earlier run of this job (", frames, " frames), which stopped before ",
+            "removing ", dir.string());
+  fs::remove_all(dir, ec);
+  JobReport report;
+  report.job_dir = dir;
+  report.segments = report.done_before = int(job->plan.segments.size());
+  report.assembled = true;
+  return report;
+}
 
 }  // namespace
 
@@ -486,11 +565,20 @@ std::exception_ptr run_workers(Shared& shared) {
 [[noreturn]] void fail_job(std::exception_ptr error, Shared& shared, bool created, const JobReport& report) {
   const fs::path& dir = report.job_dir;
   std::error_code ec;
-  if (created && shared.journal.finished(false).empty()) fs::remove_all(dir, ec);
+  // A full disk's line is sized while the folder is still there.
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (says_disk_full(e.what()))
+      error = std::make_exception_ptr(disk_full_error(e, shared.options, shared.disk, &shared.job, dir));
+  } catch (...) {
+  }
+  const bool removed = created && shared.journal.finished(false).empty() && fs::remove_all(dir, ec) > 0;
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Interrupted) throw;
+    if (removed) throw Error(ErrorKind::Interrupted, str(e.what(), ": no segment was finished; run the same command again"));
     const int finished = count_done(shared.journal, shared.job, nullptr);
     throw Error(ErrorKind::Interrupted, str(e.what(), ": ", finished, " of ", report.segments, " segment(s) finished and kept in ",
                                             dir.string(), "; run the same command again to resume"));
@@ -520,12 +608,20 @@ void assemble_when_done(const JobOptions& o, const OpenJob& job, Shared& shared,
 
 JobReport process_job(const JobOptions& o) {
   const auto start = Clock::now();
+  const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
+  if (std::optional<JobReport> finished = finish_assembled_job(o, dir)) return *finished;
   preflight(o.run, o.assemble);
   // -y was checked just now against this file; assembly, maybe hours later, replaces only it.
   const std::optional<FileIdentity> replaceable = file_identity(o.run.output);
-  const fs::path dir = o.job_dir.empty() ? jobs::JobDir::default_for(o.run.output) : o.job_dir;
   const bool created = !jobs::JobDir(dir).exists();
-  const OpenJob job = open_or_create(o, dir);
+  const OpenJob job = [&] {
+    try {
+      return open_or_create(o, dir);
+    } catch (const Error& e) {
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, {}, nullptr, dir);  // job.json or plan.json
+      throw;
+    }
+  }();
   JobReport report;
   report.job_dir = dir;
   report.segments = int(job.plan.segments.size());
@@ -534,13 +630,15 @@ JobReport process_job(const JobOptions& o) {
     return report;
   }
 
-  Shared shared(o, job);
+  // Asked only now that the input is known to be a file a job can read (a FIFO would block).
+  Shared shared(o, job, o.disk_forecast ? o.disk_forecast() : DiskForecast{});
   // Resuming re-reads every finished segment once: a damaged one is redone, not assembled.
   const auto done = finished_in_plan(shared.journal, job, true);
   report.done_before = int(done.size());
   count_earlier_work(shared, done);
   if (report.done_before)
     log::info("resuming ", dir.string(), ": ", report.done_before, " of ", report.segments, " segment(s) already done");
+  shared.disk_checked_measured = warn_if_disk_short(o, job, shared.disk, done);
   {
     ProgressReporter progress(o.progress, shared.counters);
     if (std::exception_ptr error = run_workers(shared)) fail_job(error, shared, created, report);
@@ -553,7 +651,12 @@ JobReport process_job(const JobOptions& o) {
   if (!job.dir.exists()) {
     check_folder_went_with_assembly(dir, o.run.output);
   } else {
-    assemble_when_done(o, job, shared, report, replaceable);
+    try {
+      assemble_when_done(o, job, shared, report, replaceable);
+    } catch (const Error& e) {
+      if (says_disk_full(e.what())) throw disk_full_error(e, o, shared.disk, &job, dir);
+      throw;
+    }
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

@@ -12,6 +12,7 @@
 
 #include "jobs/shard.h"
 #include "lifecycle/lifecycle_options.h"
+#include "run/disk_check.h"
 #include "run/runner.h"
 
 namespace framelift::pipeline {
@@ -36,6 +37,11 @@ struct JobOptions {
   // memory probe, CUDA graphs once). false: a fresh chain per segment, the reference path the
   // tests and bench/segments.sh compare with.
   bool warm_segments = true;
+  // What the output will take on disk before a segment measures it (the API forecasts it from the
+  // encoder), asked once the job is open: the free space is checked against it before the first
+  // segment (a warning) and a disk-full error says how much more is needed. Empty: no forecast,
+  // only the finished segments' sizes.
+  std::function<DiskForecast()> disk_forecast;
   // When set, the job counts its progress here (a library caller watching it) instead of in
   // counters of its own. Not owned; must outlive the call.
   ProgressCounters* counters = nullptr;

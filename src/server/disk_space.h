@@ -11,16 +11,13 @@
 
 namespace framelift::server {
 
-// Bytes an unprivileged process may still write on the file system holding `path` (statvfs:
-// f_bavail * f_frsize); -1 when it cannot be asked.
-int64_t free_bytes(const std::filesystem::path& path);
-
 class DiskGuard {
  public:
   DiskGuard(std::filesystem::path dir, int64_t min_free) : dir_(std::move(dir)), min_free_(min_free) {}
-  // "" when writing `bytes` more leaves at least the minimum free; else one line saying why not.
+  // "" when writing `bytes` more, plus the `promised` bytes others are yet to write (uploads in
+  // progress), leaves at least the minimum free; else one line saying why not, with the figures.
   // A file system that cannot be asked is not refused (the write itself will say).
-  std::string shortage(int64_t bytes = 0) const;
+  std::string shortage(int64_t bytes = 0, int64_t promised = 0) const;
   int64_t min_free() const { return min_free_; }
 
  private:

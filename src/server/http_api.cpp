@@ -431,9 +431,17 @@ class Routes {
       p.codec = body["codec"];
     }
     p.local = true;
+    // Where the job would write: its disk is what the plan's disk figures are held against.
+    p.output = (c_.data_dir / "outputs" / "plan.mkv").string();
     try {
       const PlanResult r = plan_job(p);
-      reply(res, 200, json::parse(r.json));
+      // The data folder's path stays on the server (ClientPaths): the folder goes by its role.
+      ClientPaths shown = paths;
+      shown.add(c_.data_dir / "outputs", "the server's outputs folder");
+      json answer = json::parse(r.json);
+      answer["disk"]["folder"] = "the server's outputs folder";
+      for (json& note : answer["notes"]) note = shown.rewrite(note.get<std::string>());
+      reply(res, 200, answer);
     } catch (const Error& e) {
       error(res, status_of(e.kind()), paths.rewrite(e.what()));
     }

@@ -340,6 +340,12 @@ std::vector<Store::Upload> Store::uploads_of(int64_t user_id) {
   return out;
 }
 
+int64_t Store::bytes_to_arrive() {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare("SELECT COALESCE(SUM(size - received), 0) FROM uploads WHERE complete = 0");
+  return s.step() ? s.integer(0) : 0;
+}
+
 void Store::add_event(int64_t id, const std::string& kind, const std::string& message) {
   std::lock_guard lock(mutex_);
   db_.prepare("INSERT INTO events (job_id, time, kind, message) VALUES (?, ?, ?, ?)").bind(1, id).bind(2, now()).bind(3, kind).bind(4, message).run();

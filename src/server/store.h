@@ -113,6 +113,9 @@ class Store {
   std::optional<Upload> upload(const std::string& id);
   void record_upload(const std::string& id, int64_t received, bool complete);
   std::vector<Upload> uploads_of(int64_t user_id);
+  // The bytes every upload in progress, of any user, has declared and not yet sent: what their
+  // next chunks will take from the data folder's disk.
+  int64_t bytes_to_arrive();
 
   void add_event(int64_t id, const std::string& kind, const std::string& message);
   std::vector<JobEvent> events(int64_t id);

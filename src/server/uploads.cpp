@@ -56,7 +56,9 @@ Uploads::Outcome Uploads::create(const User& user, const std::string& name, int6
   if (held + size > quota)
     return {413, str("your uploads hold ", held, " bytes; ", size, " more would pass your quota of ", quota,
                      " (--max-upload-bytes-per-user)"), {}};
-  if (const std::string why = disk_.shortage(size); !why.empty()) return {507, why, {}};
+  // The bytes other uploads in progress were admitted with count as written already: without
+  // them, two uploads could each be admitted on the same free space and the later one fail halfway.
+  if (const std::string why = disk_.shortage(size, store_.bytes_to_arrive()); !why.empty()) return {507, why, {}};
   return {201, "", store_.add_upload(user, name, size)};
 }
 

@@ -30,7 +30,8 @@ class Uploads {
     Store::Upload upload;
   };
   // A new upload of `size` bytes for `user`: 201, or 413 when it would take the user's uploads
-  // over `quota` bytes (bytes_held), or 507 when it would leave the disk under its minimum.
+  // over `quota` bytes (bytes_held), or 507 when it, with what the uploads in progress (anyone's)
+  // are still to send, would leave the disk under its minimum: refused before a byte is written.
   // Serialised, so that two requests at once cannot both take the last of a quota.
   Outcome create(const User& user, const std::string& name, int64_t size, int64_t quota);
   // Appends `bytes` at `offset` (which must be what has arrived so far).

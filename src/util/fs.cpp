@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "util/crash_point.h"
+#include "util/disk_space.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -32,7 +33,7 @@ void fsync_path(const fs::path& path, int flags, const fs::path& for_file) {
   ::close(fd);
   // Folders on some filesystems refuse fsync (EINVAL); the data itself was synced already.
   if (ret < 0 && !(flags & O_DIRECTORY && err == EINVAL))
-    throw Error(ErrorKind::Output, str(what, " failed (", std::strerror(err), ")"));
+    throw Error(ErrorKind::Output, str(what, " failed (", write_error_text(err), ")"));
 }
 
 }  // namespace
@@ -68,7 +69,7 @@ void commit_file(const fs::path& temp, const fs::path& final_path) {
   std::error_code ec;
   if (int injected = failure_point("rename")) ec = std::error_code(injected, std::generic_category());
   else fs::rename(temp, final_path, ec);
-  if (ec) throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", ec.message(), ")"));
+  if (ec) throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", write_error_text(ec.value()), ")"));
   crash_point("committed");
   fs::path dir = final_path.parent_path();
   fsync_path(dir.empty() ? fs::path(".") : dir, O_RDONLY | O_DIRECTORY, final_path);
@@ -100,7 +101,7 @@ bool commit_file_no_replace(const fs::path& temp, const fs::path& final_path) {
   const int err = rename_no_replace(temp, final_path);
   if (err == EEXIST) return false;
   if (err != 0)
-    throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", std::strerror(err), ")"));
+    throw Error(ErrorKind::Output, str(final_path.string(), ": cannot rename into place (", write_error_text(err), ")"));
   crash_point("committed");
   fsync_parent(final_path);
   return true;
@@ -127,7 +128,7 @@ namespace {
 fs::path write_temp(const fs::path& path, std::string_view content) {
   fs::path temp = partial_path_for(path);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot write (", std::strerror(errno), ")"));
+  if (fd < 0) throw Error(ErrorKind::Output, str(path.string(), ": cannot write (", write_error_text(errno), ")"));
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -137,7 +138,7 @@ fs::path write_temp(const fs::path& path, std::string_view content) {
       int err = errno;
       ::close(fd);
       ::unlink(temp.c_str());
-      throw Error(ErrorKind::Output, str(path.string(), ": write failed (", std::strerror(err), ")"));
+      throw Error(ErrorKind::Output, str(path.string(), ": write failed (", write_error_text(err), ")"));
     }
     done += size_t(n);
   }

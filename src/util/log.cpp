@@ -12,6 +12,7 @@ namespace framelift::log {
 namespace {
 std::atomic<Level> g_level{Level::Info};
 std::mutex g_mutex;
+thread_local int t_quiet = 0;  // open QuietScopes on this thread
 
 const char* prefix(Level level) {
   switch (level) {
@@ -28,7 +29,10 @@ const char* prefix(Level level) {
 
 void set_level(Level level) { g_level = level; }
 Level level() { return g_level; }
-bool enabled(Level l) { return l >= g_level.load() && l != Level::Quiet; }
+bool enabled(Level l) { return l >= g_level.load() && l != Level::Quiet && (t_quiet == 0 || l >= Level::Warn); }
+
+QuietScope::QuietScope() { ++t_quiet; }
+QuietScope::~QuietScope() { --t_quiet; }
 
 void write(Level l, std::string_view message) {
   std::lock_guard lock(g_mutex);

@@ -14,6 +14,17 @@ void set_level(Level level);
 Level level();
 bool enabled(Level level);
 void write(Level level, std::string_view message);
+// While one is alive, this thread's info, debug and trace messages are dropped (warnings and errors
+// are not): for work done on the user's behalf that is not theirs to read about, such as the one
+// run of a network behind `models info` (FBCNN would name the JPEG quality of a random input).
+class QuietScope {
+ public:
+  QuietScope();
+  ~QuietScope();
+  QuietScope(const QuietScope&) = delete;
+  QuietScope& operator=(const QuietScope&) = delete;
+};
+
 // Parses "trace|debug|info|warn|error|quiet"; throws framelift::Error on anything else.
 Level parse_level(std::string_view name);
 

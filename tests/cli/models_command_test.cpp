@@ -39,6 +39,29 @@ TEST(ModelsCommand, InfoDetectsArchitectureAndScale) {
   EXPECT_NE(bad.output.find(text.string() + ": "), std::string::npos) << bad.output;
 }
 
+// Issue 37: `models info` says which path each convolution takes on this CPU, heaviest first.
+TEST(ModelsCommand, InfoReportsTheLayoutOfEachConvolution) {
+  const auto plksr = shell_quote(source_dir() / "tests" / "data" / "arch" / "plksr-d16-x2.pth");
+  // Large kernels forced to NCHW (the AVX2 EPYC's choice) and the network's own channels-last.
+  std::string out;
+  ASSERT_EQ(run_command("FRAMELIFT_CONV_LAYOUT=large-nchw " + shell_quote(cli_path()) + " models info " + plksr + " 2>/dev/null", &out), 0)
+      << out;
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(j.contains("cpu")) << out;
+  EXPECT_EQ(j["cpu"]["input"], "64x64");
+  EXPECT_TRUE(j["cpu"]["precision"] == "bf16" || j["cpu"]["precision"] == "fp32") << j["cpu"].dump();
+  std::set<std::string> summaries;
+  for (const auto& c : j["cpu"]["convolutions"]) summaries.insert(c["summary"].get<std::string>());
+  EXPECT_TRUE(summaries.count("17x17 conv 4->4 x3: nchw")) << j["cpu"].dump(2);
+  EXPECT_TRUE(summaries.count("3x3 conv 16->32 x3: channels-last")) << j["cpu"].dump(2);
+  // Left to itself the 17x17 is timed on this CPU, whichever layout wins.
+  j = nlohmann::json::parse(framelift("models info " + plksr + " 2>/dev/null").output, nullptr, false);
+  bool timed = false;
+  for (const auto& c : j["cpu"]["convolutions"])
+    if (c["layer"] == "17x17 conv 4->4") timed = c["why"].get<std::string>().rfind("measured at 64x64: nchw ", 0) == 0;
+  EXPECT_TRUE(timed) << j.dump(2);
+}
+
 TEST(ModelsCommand, ListShowsInstalledModels) {
   if (!std::filesystem::exists(npm_package("waifu2x"))) GTEST_SKIP() << "models not installed (scripts/setup.sh)";
   auto r = framelift("models list");

@@ -108,4 +108,12 @@ zero_clip() {
      -vf "select=0" -c:v libx264 -c:a aac -f matroska "$1"
 }
 make zero_frames.mkv zero_clip
+# 20 frames at 64x48 with a little audio: the early-stop tests (tests/*/early_stops_test.cpp)
+# stop and resume a job of it dozens of times, which must take seconds. FFV1 is all keyframes,
+# so segments of 4 frames cut exactly.
+tiny_clip() {
+  ff -f lavfi -i testsrc2=size=64x48:rate=25 -f lavfi -i sine=frequency=440:duration=0.8 -map 0:v -map 1:a \
+     -frames:v 20 -c:v ffv1 -c:a flac -f matroska "$1"
+}
+make tiny_20f.mkv tiny_clip
 echo "test media ready in $out"

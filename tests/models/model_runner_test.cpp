@@ -119,5 +119,51 @@ TEST(ModelRunner, Bf16OnCpuStaysCloseToFp32) {
   EXPECT_LT(db, 100.0);
 }
 
+// Counts the forward calls of the model it wraps (the probe's and the frames').
+class CountingModel : public models::ImageModel {
+ public:
+  CountingModel(std::unique_ptr<models::ImageModel> inner, int* calls) : inner_(std::move(inner)), calls_(calls) {}
+  const models::ModelInfo& info() const override { return inner_->info(); }
+  at::Tensor forward(const at::Tensor& x) override {
+    ++*calls_;
+    return inner_->forward(x);
+  }
+  void to(c10::Device device, c10::ScalarType dtype) override { inner_->to(device, dtype); }
+
+ private:
+  std::unique_ptr<models::ImageModel> inner_;
+  int* calls_;
+};
+
+std::unique_ptr<models::ImageModel> small_plksr() { return models::open_model((test::arch_reference_dir() / "plksr-d16-x2.pth").string()); }
+
+// Issue 37: one 64x64 image of a PLKSR took six forward passes, five of them the memory probe's.
+TEST(ModelRunner, AFrameThatFitsIsPlannedFromTheSmallProbeAloneAndATinyOneWithNone) {
+  int calls = 0;
+  const ExecutionTarget cpu = resolve_target("cpu", "fp32");
+  {
+    ModelRunner runner(std::make_unique<CountingModel>(small_plksr(), &calls), {.target = cpu, .tiles = {}, .batch = 1});
+    runner.run(test::real_frame(96, 80));
+    EXPECT_EQ(calls, 2) << "the 64 px probe and the frame (not a 128 px probe as well)";
+    EXPECT_EQ(runner.tile_in_use(), 0);
+  }
+  calls = 0;
+  {
+    ModelRunner runner(std::make_unique<CountingModel>(small_plksr(), &calls), {.target = cpu, .tiles = {}, .batch = 1});
+    runner.run(test::real_frame(64, 48));
+    EXPECT_EQ(calls, 1) << "no tile is smaller than 64 px: nothing to probe for";
+  }
+  // The bound alone cannot say how to tile: a frame it does not fit gets the full measurement.
+  calls = 0;
+  CountingModel model(small_plksr(), &calls);
+  model.to(c10::kCPU, at::kFloat);
+  const MemoryProfile fits = probe_memory(model, cpu, {.pixels = 96 * 80, .available = int64_t(1) << 40, .batch = 1});
+  EXPECT_TRUE(fits.pessimistic);
+  EXPECT_EQ(calls, 1);
+  const MemoryProfile full = probe_memory(model, cpu, {.pixels = 96 * 80, .available = 1024, .batch = 1});
+  EXPECT_FALSE(full.pessimistic);
+  EXPECT_EQ(calls, 3);
+}
+
 }  // namespace
 }  // namespace framelift::infer

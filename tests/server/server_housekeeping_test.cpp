@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
 #include <chrono>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "cli/cli_runner.h"
 #include "server/server_process.h"
 #include "server/server_site.h"
+#include "support/small_disk.h"
 #include "support/test_paths.h"
 
 namespace framelift::test {
@@ -152,6 +154,57 @@ TEST(ServeHousekeeping, TooLittleFreeDiskRefusesUploadsAndJobsWith507) {
   EXPECT_EQ(c->Get("/api/health")->status, 200);
   EXPECT_EQ(json::parse(c->Get("/api/jobs", bearer(token))->body)["jobs"].size(), 0u);
   for (const char* written : {"uploads", "jobs", "outputs"}) EXPECT_FALSE(fs::exists(site.data / written)) << written;
+}
+
+// On a real 16 MiB disk: an upload is admitted only when its declared size, plus what the
+// uploads in progress are still to send, leaves --min-free-bytes free; refused (507, JSON naming
+// the figures) before a byte of it is written, while the upload admitted first completes.
+TEST(ServeHousekeeping, AnUploadThatWouldFillTheDiskIsRefusedBeforeAByteIsWritten) {
+  SmallDisk disk("serve-disk", 16 << 20);
+  if (!disk.available()) GTEST_SKIP() << disk.why();
+  Site site;
+  site.data = disk.dir() / "data";
+  const std::string token = site.token("alice");
+  const int64_t keep = 2 << 20;
+  std::vector<std::string> args = site.args();
+  args.insert(args.end(), {"--min-free-bytes", std::to_string(keep)});
+  ServerProcess server(args, site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  auto free_now = [&] {
+    struct statvfs s {};
+    return ::statvfs(disk.dir().c_str(), &s) == 0 ? int64_t(s.f_bavail) * int64_t(s.f_frsize) : int64_t(-1);
+  };
+  const int64_t first_size = 8'000'000;
+  auto first = create_upload(*c, token, "a.mkv", first_size);
+  ASSERT_EQ(first->status, 201) << first->body;
+  const std::string first_id = json::parse(first->body)["id"];
+  // Alone it would fit; with the first upload's 8 MB still to arrive it would not.
+  const int64_t second_size = free_now() - keep - 4'000'000;
+  auto second = create_upload(*c, token, "b.mkv", second_size);
+  ASSERT_EQ(second->status, 507) << second->body;
+  const std::string why = json::parse(second->body)["error"];
+  EXPECT_NE(why.find(std::to_string(second_size) + " more and the " + std::to_string(first_size) +
+                     " still to arrive for uploads in progress"), std::string::npos) << why;
+  EXPECT_NE(why.find("--min-free-bytes"), std::string::npos) << why;
+  // The first upload, admitted with its whole size, completes.
+  ASSERT_EQ(put_all(*c, token, first_id, std::string(size_t(first_size), 'a'))->status, 200);
+  EXPECT_EQ(fs::file_size(site.data / "uploads" / first_id / "a.mkv"), uint64_t(first_size));
+  for (const auto& e : fs::directory_iterator(site.data / "uploads"))
+    EXPECT_TRUE(e.path().filename() == first_id) << "nothing of the refused upload is written: " << e.path();
+  // What is left can be taken by one upload, and then holds no room for another.
+  auto third = create_upload(*c, token, "c.mkv", free_now() - keep - (64 << 10));
+  EXPECT_EQ(third->status, 201) << third->body;
+  EXPECT_EQ(create_upload(*c, token, "d.mkv", 1'000'000)->status, 507);
+  // A plan holds the job's disk peak against the data folder's disk, and names no server path.
+  auto plan = c->Post("/api/plan", bearer(token), json{{"input", "clips/cfr.mkv"}, {"pipeline", "resize:scale=8"}, {"codec", "ffv1"}}.dump(),
+                      "application/json");
+  ASSERT_EQ(plan->status, 200) << plan->body;
+  const json disk_figures = json::parse(plan->body)["disk"];
+  EXPECT_EQ(disk_figures["folder"], "the server's outputs folder");
+  EXPECT_NEAR(disk_figures["free_bytes"].get<double>(), double(free_now()), 1 << 20);
+  EXPECT_EQ(disk_figures["fits"], false) << "50 lossless frames of 2560x1920 on a disk of 16 MiB";
+  EXPECT_EQ(plan->body.find(disk.dir().string()), std::string::npos) << plan->body;
 }
 
 TEST(ServeHousekeeping, ASecondServerOnTheSameDataFolderIsRefused) {

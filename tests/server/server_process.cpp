@@ -59,13 +59,32 @@ std::string ServerProcess::log() const {
   return s.str();
 }
 
+namespace {
+
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
 int ServerProcess::stop(int signal) {
   if (pid_ <= 0) return -1;
   kill(pid_, signal);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code_of(status);
+}
+
+int ServerProcess::wait_for_exit(int seconds) {
+  if (pid_ <= 0) return -1;
+  for (int i = 0; i < seconds * 20; ++i) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return exit_code_of(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
 }
 
 }  // namespace framelift::test

@@ -25,6 +25,9 @@ class ServerProcess {
   std::string log() const;
   // Sends `signal` and waits for the process: its wait status (exit code, or 128 + signal).
   int stop(int signal);
+  // Waits up to `seconds` for the process to end by itself: its wait status as stop() gives it,
+  // or -1 when it is still running then (it is left running).
+  int wait_for_exit(int seconds);
 
  private:
   pid_t pid_ = -1;

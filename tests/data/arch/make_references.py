@@ -642,6 +642,30 @@ def drct_configs(spandrel):
         model.conv_before_upsample[0] = torch.nn.Conv2d(kw["embed_dim"], num_feat, 3, 1, 1)
         model.upsample = module.Upsample(kw["upscale"], num_feat)
         model.conv_last = torch.nn.Conv2d(num_feat, kw["in_chans"], 3, 1, 1)
+
+        def reseed(name, p, g):
+            # LayerNorm scales around 1 and position biases of a few tenths, as trained ones.
+            if ".norm" in "." + name and name.endswith("weight"):
+                p.copy_(1 + 0.1 * torch.randn(p.shape, generator=g))
+            elif name.endswith("relative_position_bias_table"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=g))
+        model.reseed = reseed
+        return model
+
+    return {
+        # DRCT's layout (published: embed 180, 6 (DRCT) or 12 (DRCT-L) dense groups, 6 heads, window 16,
+        # growth 32, MLP ratio 2) narrowed: embed 16, growth 6 and 4 heads give the dense blocks 4, 2, 4,
+        # 2, 4 heads as upstream's rule does for 180/32/6; window 8 (16's stored index tables alone
+        # would take 5 MB); a 16 px training crop stores shift masks, so blocks 2 and 4 shift; x2.
+        "drct-w8-x2": (lambda: drct(16, embed_dim=16, depths=[6, 6], num_heads=[4, 4], gc=6, window_size=8, mlp_ratio=2.0,
+                                    img_size=16, upscale=2, resi_connection="1conv"), 1891, (37, 29)),
+        # One group, MLP ratio 1.5, no conv_after_body ("identity"), x3, and a training crop of one
+        # window: upstream then stores no shift masks and shifts no block.
+        "drct-w8-x3-noshift": (lambda: drct(16, embed_dim=20, depths=[6], num_heads=[4], gc=6, window_size=8, mlp_ratio=1.5,
+                                            img_size=8, upscale=3, resi_connection="identity"), 1892, (27, 21)),
+    }
+
+
 def srformer_module(srformer):
     """HVision-NKU/SRFormer's basicsr/archs/srformer_arch.py, imported without basicsr: the file
     wants basicsr's architecture registry (stubbed: a decorator that changes nothing) and two
@@ -692,16 +716,6 @@ def srformer_configs(srformer):
         return model
 
     return {
-        # DRCT's layout (published: embed 180, 6 (DRCT) or 12 (DRCT-L) dense groups, 6 heads, window 16,
-        # growth 32, MLP ratio 2) narrowed: embed 16, growth 6 and 4 heads give the dense blocks 4, 2, 4,
-        # 2, 4 heads as upstream's rule does for 180/32/6; window 8 (16's stored index tables alone
-        # would take 5 MB); a 16 px training crop stores shift masks, so blocks 2 and 4 shift; x2.
-        "drct-w8-x2": (lambda: drct(16, embed_dim=16, depths=[6, 6], num_heads=[4, 4], gc=6, window_size=8, mlp_ratio=2.0,
-                                    img_size=16, upscale=2, resi_connection="1conv"), 1891, (37, 29)),
-        # One group, MLP ratio 1.5, no conv_after_body ("identity"), x3, and a training crop of one
-        # window: upstream then stores no shift masks and shifts no block.
-        "drct-w8-x3-noshift": (lambda: drct(16, embed_dim=20, depths=[6], num_heads=[4], gc=6, window_size=8, mlp_ratio=1.5,
-                                            img_size=8, upscale=3, resi_connection="identity"), 1892, (27, 21)),
         # SRFormer-light (published: embed 60, 4 groups of 6, 6 heads, window 16, pixelshuffledirect), x3
         "srformer-light-x3": (lambda: make(embed_dim=24, depths=[2], num_heads=[2], window_size=16, upscale=3,
                                            upsampler="pixelshuffledirect"), 2301, (27, 21)),
