@@ -1,13 +1,45 @@
 # Helpers that keep the top-level CMakeLists short.
 
+# SYSTEM: libtorch's own warnings are not ours to show (or fix); ours stay on.
 function(framelift_torch_flags target)
-  target_include_directories(${target} PUBLIC ${TORCH_INCLUDE_DIRS})
+  target_include_directories(${target} SYSTEM PUBLIC ${TORCH_INCLUDE_DIRS})
   target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  framelift_use_aten_pch(${target})
   # PyTorch's CUDA libtorch sets TORCH_CUDA_LIBRARIES; Debian's CPU build does not. The few calls
   # that need CUDA headers are compiled only then; everything else checks for CUDA at run time.
   if(TORCH_CUDA_LIBRARIES)
     target_compile_definitions(${target} PRIVATE FRAMELIFT_WITH_CUDA=1)
+  endif()
+endfunction()
+
+# One precompiled <ATen/ATen.h> (fl_aten_pch, CMakeLists.txt) for the sources that include it
+# themselves: they skip its 9 s parse for a load of about 2 s. A file that does not include it
+# would only pay the load (docs/build.md has the measurements), so it compiles without.
+function(framelift_use_aten_pch target)
+  if(NOT TARGET fl_aten_pch OR target STREQUAL "fl_aten_pch")
+    return()
+  endif()
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(source_dir ${target} SOURCE_DIR)
+  set(any FALSE)
+  foreach(source IN LISTS sources)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${source_dir})
+    set(uses FALSE)
+    if(source MATCHES "\\.cpp$" AND EXISTS ${source})
+      file(STRINGS ${source} hits REGEX "^#include <(ATen/ATen\\.h|torch/)" LIMIT_COUNT 1)
+      if(hits)
+        set(uses TRUE)
+      endif()
+    endif()
+    if(uses)
+      set(any TRUE)
+    else()
+      set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+  endforeach()
+  if(any)
+    target_precompile_headers(${target} REUSE_FROM fl_aten_pch)
   endif()
 endfunction()
 
