@@ -85,7 +85,8 @@ Declaration realcugan_declaration() {
           .description = "Real-CUGAN (UpCunet 2x/3x/4x)",
           .scales = {2, 3, 4},
           .walk = [](int scale, const ArchParams&) { return cunet_walk("realcugan", scale); },
-          .axes = cunet_axes()};
+          .axes = cunet_axes(),
+          .constraints = {}};
 }
 
 }  // namespace framelift::arch

@@ -85,7 +85,9 @@ Declaration rife_declaration() {
           .description = "RIFE 4.x frame interpolation (IFNet)",
           .scales = {1},
           .frames_per_call = 2,
-          .walk = walk};
+          .walk = walk,
+          .axes = {},
+          .constraints = {}};
 }
 
 }  // namespace framelift::arch

@@ -10,7 +10,8 @@ Declaration waifu2x_cunet_declaration() {
           .description = "waifu2x CUNet (noise-only 1x; 2x is Real-CUGAN 2x)",
           .scales = {1, 2},
           .walk = [](int scale, const ArchParams&) { return cunet_walk("waifu2x_cunet", scale); },
-          .axes = cunet_axes()};
+          .axes = cunet_axes(),
+          .constraints = {}};
 }
 
 }  // namespace framelift::arch

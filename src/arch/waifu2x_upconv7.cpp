@@ -22,7 +22,8 @@ Declaration waifu2x_upconv7_declaration() {
           .scales = {2},
           .walk = walk,
           // The other six convs' channels are fixed (16 ... 256); the universal checks cover these two.
-          .axes = {{"in_channels", "net.0.weight", 1}, {"out_channels", "net.12.weight", 1}}};
+          .axes = {{"in_channels", "net.0.weight", 1}, {"out_channels", "net.12.weight", 1}},
+          .constraints = {}};
 }
 
 }  // namespace framelift::arch

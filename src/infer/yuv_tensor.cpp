@@ -117,7 +117,7 @@ at::Tensor YuvToTensor::convert(const AVFrame* f) {
     at::Tensor host = at::from_blob(f->data[p], {rows, f->linesize[p] / bytes}, bytes == 2 ? at::kShort : at::kByte);
     // On CUDA a pinned copy goes up asynchronously and outlives the frame; on the CPU the planes
     // are read in place (everything computed from them is a new tensor).
-    planes[size_t(p)] = to_target(host, ExecutionTarget{device_, host.scalar_type()});
+    planes[size_t(p)] = to_target(host, ExecutionTarget{device_, host.scalar_type(), ""});
   }
 
   const Quantization q = quantization(d->comp[0].depth, media::is_full_range(format, f->color_range));

@@ -28,30 +28,44 @@ std::string decimal(AVRational q) {
 // Mastering display and content light level as (key, value) pairs in one library's syntax.
 using Params = std::vector<std::pair<std::string, std::string>>;
 
+// "G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)", green first (SMPTE ST 2086), each number as `text` writes
+// it. Built by appending: GCC 12 misreads `"(" + std::string&&` as an overlapping memcpy (-Wrestrict).
+template <class Text>
+std::string mastering_display(const AVMasteringDisplayMetadata& md, Text text, double chroma_unit, double luma_unit) {
+  std::string out;
+  auto pair = [&](const char* key, AVRational a, AVRational b, double unit) {
+    out.append(key).append("(").append(text(a, unit)).append(",").append(text(b, unit)).append(")");
+  };
+  const AVRational(*primaries)[2] = md.display_primaries;
+  pair("G", primaries[1][0], primaries[1][1], chroma_unit);
+  pair("B", primaries[2][0], primaries[2][1], chroma_unit);
+  pair("R", primaries[0][0], primaries[0][1], chroma_unit);
+  pair("WP", md.white_point[0], md.white_point[1], chroma_unit);
+  pair("L", md.max_luminance, md.min_luminance, luma_unit);
+  return out;
+}
+
+std::string light_level(const AVContentLightMetadata& cll) {
+  return std::to_string(cll.MaxCLL).append(",").append(std::to_string(cll.MaxFALL));
+}
+
 Params x265_params(const AVMasteringDisplayMetadata* md, const AVContentLightMetadata* cll) {
   Params p;
-  // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m2, green first (SMPTE ST 2086).
-  if (md && md->has_primaries && md->has_luminance) {
-    auto xy = [&](const AVRational* c) { return "(" + std::to_string(scaled(c[0], 50000)) + "," + std::to_string(scaled(c[1], 50000)) + ")"; };
-    p.emplace_back("master-display", "G" + xy(md->display_primaries[1]) + "B" + xy(md->display_primaries[2]) + "R" +
-                                         xy(md->display_primaries[0]) + "WP" + xy(md->white_point) + "L(" +
-                                         std::to_string(scaled(md->max_luminance, 10000)) + "," +
-                                         std::to_string(scaled(md->min_luminance, 10000)) + ")");
-  }
-  if (cll) p.emplace_back("max-cll", std::to_string(cll->MaxCLL) + "," + std::to_string(cll->MaxFALL));
+  // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m2.
+  auto integer = [](AVRational q, double unit) { return std::to_string(scaled(q, unit)); };
+  if (md && md->has_primaries && md->has_luminance)
+    p.emplace_back("master-display", mastering_display(*md, integer, 50000, 10000));
+  if (cll) p.emplace_back("max-cll", light_level(*cll));
   return p;
 }
 
 Params svtav1_params(const AVMasteringDisplayMetadata* md, const AVContentLightMetadata* cll) {
   Params p;
   // SVT-AV1: the same order and shape, in plain decimals (cd/m2 for luminance).
-  if (md && md->has_primaries && md->has_luminance) {
-    auto xy = [&](const AVRational* c) { return "(" + decimal(c[0]) + "," + decimal(c[1]) + ")"; };
-    p.emplace_back("mastering-display", "G" + xy(md->display_primaries[1]) + "B" + xy(md->display_primaries[2]) + "R" +
-                                            xy(md->display_primaries[0]) + "WP" + xy(md->white_point) + "L(" +
-                                            decimal(md->max_luminance) + "," + decimal(md->min_luminance) + ")");
-  }
-  if (cll) p.emplace_back("content-light", std::to_string(cll->MaxCLL) + "," + std::to_string(cll->MaxFALL));
+  auto plain = [](AVRational q, double) { return decimal(q); };
+  if (md && md->has_primaries && md->has_luminance)
+    p.emplace_back("mastering-display", mastering_display(*md, plain, 1, 1));
+  if (cll) p.emplace_back("content-light", light_level(*cll));
   return p;
 }
 

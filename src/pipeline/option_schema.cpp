@@ -172,38 +172,58 @@ const OptionSpec* find_option(const OptionSchema& schema, const std::string& nam
   return nullptr;
 }
 
+namespace {
+// Field by field: a brace list would name every member up to the last one given.
+OptionSpec option(std::string name, OptionType type, std::string default_value, std::string help) {
+  OptionSpec o;
+  o.name = std::move(name);
+  o.type = type;
+  o.default_value = std::move(default_value);
+  o.help = std::move(help);
+  return o;
+}
+
+OptionSpec bounded(OptionSpec o, double min, double max, bool min_exclusive = false) {
+  o.min = min;
+  o.max = max;
+  o.min_exclusive = min_exclusive;
+  return o;
+}
+}  // namespace
+
 OptionSpec integer_option(std::string name, std::string default_value, double min, double max, std::string help) {
-  return {std::move(name), OptionType::Integer, std::move(default_value), std::move(help), min, max, false, {}};
+  return bounded(option(std::move(name), OptionType::Integer, std::move(default_value), std::move(help)), min, max);
 }
 
 OptionSpec number_option(std::string name, std::string default_value, double min, double max, std::string help,
                          bool min_exclusive) {
-  return {std::move(name), OptionType::Number, std::move(default_value), std::move(help), min, max, min_exclusive, {}};
+  return bounded(option(std::move(name), OptionType::Number, std::move(default_value), std::move(help)), min, max,
+                 min_exclusive);
 }
 
 OptionSpec flag_option(std::string name, std::string default_value, std::string help) {
-  return {std::move(name), OptionType::Flag, std::move(default_value), std::move(help), 0, 1, false, {}};
+  return bounded(option(std::move(name), OptionType::Flag, std::move(default_value), std::move(help)), 0, 1);
 }
 
 OptionSpec choice_option(std::string name, std::string default_value, std::vector<std::string> choices,
                          std::string help) {
-  OptionSpec o{std::move(name), OptionType::Choice, std::move(default_value), std::move(help)};
+  OptionSpec o = option(std::move(name), OptionType::Choice, std::move(default_value), std::move(help));
   o.choices = std::move(choices);
   return o;
 }
 
 OptionSpec rate_option(std::string name, double max, std::string help) {
-  OptionSpec o{std::move(name), OptionType::Rate, "", std::move(help)};
+  OptionSpec o = option(std::move(name), OptionType::Rate, "", std::move(help));
   o.max = max;
   return o;
 }
 
 OptionSpec size_option(std::string name, std::string help) {
-  return {std::move(name), OptionType::Size, "", std::move(help)};
+  return option(std::move(name), OptionType::Size, "", std::move(help));
 }
 
 OptionSpec text_option(std::string name, std::string default_value, std::string help) {
-  return {std::move(name), OptionType::Text, std::move(default_value), std::move(help)};
+  return option(std::move(name), OptionType::Text, std::move(default_value), std::move(help));
 }
 
 OptionSpec with_role(OptionSpec o, OptionRole role) {

@@ -82,8 +82,9 @@ TEST(ModelCatalog, EntriesAreWellFormedAndNamesUnique) {
       EXPECT_EQ(m.at("files").size(), 1u);
       for (const json& s : m.at("sources")) EXPECT_FALSE(s.value("verified", true)) << "an upstream-only file said verified";
     }
-    if (m.contains("hyperparameters"))
+    if (m.contains("hyperparameters")) {
       for (auto& [key, value] : m.at("hyperparameters").items()) EXPECT_TRUE(value.is_number()) << key;
+    }
   }
 }
 

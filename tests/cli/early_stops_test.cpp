@@ -63,8 +63,9 @@ TEST_P(EarlyStops, StoppedThereThenTheSameCommandGivesEveryFrame) {
     EXPECT_EQ(rc, 130) << log;
     EXPECT_NE(log.find("stopped by SIGTERM"), std::string::npos) << log;
     // The message says what is kept: a stop before any segment finished removes the folder.
-    if (log.find("kept in") != std::string::npos)
+    if (log.find("kept in") != std::string::npos) {
       EXPECT_TRUE(fs::exists(dir / "out.mkv.framelift-job")) << "the message names a folder that is gone: " << log;
+    }
   }
   EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
   const CliResult resumed = framelift(job_args(out));

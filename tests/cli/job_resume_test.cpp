@@ -197,7 +197,9 @@ TEST(JobResume, ResumeKeepsEveryOption) {
       differs |= i < without.size() && want[i].md5 != without[i].md5;
     }
     EXPECT_EQ(differs, c.name != "queue-depth") << c.name << ": the option changes nothing to check";
-    if (c.name == "pix-fmt") EXPECT_EQ(ffprobe(resumed)["streams"][0]["pix_fmt"], "yuv444p");
+    if (c.name == "pix-fmt") {
+      EXPECT_EQ(ffprobe(resumed)["streams"][0]["pix_fmt"], "yuv444p");
+    }
   }
 }
 

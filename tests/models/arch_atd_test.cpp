@@ -241,7 +241,7 @@ TEST(ArchAtd, WrongAndMissingTensorsAndUnsupportedVariantsAreRefusedByName) {
   ft::expect_refused(d, "absolute_pos_embed");
   // Groups of different depths (no published model has them).
   d = atd_shapes(c);
-  for (const std::string& k : {"norm1.weight", "norm1.bias"}) d["layers.1.residual_group.layers.0." + k] = at::zeros({16});
+  for (const char* k : {"norm1.weight", "norm1.bias"}) d[std::string("layers.1.residual_group.layers.0.") + k] = at::zeros({16});
   d["layers.1.residual_group.layers.0.attn_win.relative_position_bias_table"] = at::zeros({225, 2});
   ft::expect_refused(d, "only uniform groups");
   // nearest+conv at x2: upstream builds that reconstruction for x4 only.

@@ -150,8 +150,11 @@ TEST(ArchLayout, PublishedSizePlksrAgreesAndReportsItsLargeKernelsPath) {
   }
   // Under auto the 17x17 is timed: either layout, and the timings say which.
   const auto report = fm::cpu_layer_report(*model, "plksr");
-  for (const auto& c : report["convolutions"])
-    if (c["layer"] == "17x17 conv 16->16") EXPECT_NE(c["why"].get<std::string>().find("measured at 64x64"), std::string::npos) << c.dump();
+  for (const auto& c : report["convolutions"]) {
+    if (c["layer"] == "17x17 conv 16->16") {
+      EXPECT_NE(c["why"].get<std::string>().find("measured at 64x64"), std::string::npos) << c.dump();
+    }
+  }
 }
 
 }  // namespace

@@ -28,8 +28,13 @@ constexpr double kGateDb = 40.0;
 double bf16_vs_fp32(const std::string& model, int w, int h) {
   infer::configure_cpu_threads(0);
   const at::Tensor frame = real_frame(w, h);
-  infer::ModelRunner fp32(models::open_model(model), {.target = infer::resolve_target("cpu", "fp32")});
-  infer::ModelRunner bf16(models::open_model(model), {.target = infer::resolve_target("cpu", "bf16")});
+  auto on_cpu = [](const char* precision) {
+    infer::RunnerOptions options;
+    options.target = infer::resolve_target("cpu", precision);
+    return options;
+  };
+  infer::ModelRunner fp32(models::open_model(model), on_cpu("fp32"));
+  infer::ModelRunner bf16(models::open_model(model), on_cpu("bf16"));
   const double db = psnr(fp32.run(frame), bf16.run(frame));
   std::printf("%-40s bf16 vs fp32: %.2f dB\n", model.c_str(), db);
   return db;

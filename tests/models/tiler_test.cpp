@@ -69,7 +69,9 @@ TEST(Tiler, Waifu2xNativeTiledEqualsUntiled) {
     const double no_context = psnr(upscale_tiled(*model, frame, {.tile = 64, .overlap = 0}), whole);
     std::printf("%s: tiled (64 px, overlap 16) vs untiled %.2f dB, without overlap %.2f dB\n", name, p, no_context);
     EXPECT_GE(p, min_db) << name;
-    if (context_helps) EXPECT_LT(no_context, p) << name;
+    if (context_helps) {
+      EXPECT_LT(no_context, p) << name;
+    }
   }
 }
 

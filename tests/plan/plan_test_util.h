@@ -38,10 +38,22 @@ inline Job job_1080p(std::vector<StageSpec> stages) {
   return j;
 }
 
-inline StageSpec upscale(const std::string& arch, int scale) {
-  return {"upscale", arch, framelift::arch::cost(arch, scale), double(scale), 1};
+// Field by field: a brace list would have to name every field up to the last one given.
+inline StageSpec stage(std::string kind, std::string model, framelift::arch::ArchCost cost, double scale,
+                       int frame_factor) {
+  StageSpec s;
+  s.kind = std::move(kind);
+  s.model = std::move(model);
+  s.cost = std::move(cost);
+  s.scale = scale;
+  s.frame_factor = frame_factor;
+  return s;
 }
 
-inline StageSpec interpolate(int factor) { return {"interpolate", "rife", framelift::arch::cost("rife", 1), 1, factor}; }
+inline StageSpec upscale(const std::string& arch, int scale) {
+  return stage("upscale", arch, framelift::arch::cost(arch, scale), double(scale), 1);
+}
+
+inline StageSpec interpolate(int factor) { return stage("interpolate", "rife", framelift::arch::cost("rife", 1), 1, factor); }
 
 }  // namespace framelift::plan::testing

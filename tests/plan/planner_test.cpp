@@ -277,7 +277,7 @@ TEST(Planner, RealPlksrWithGroupNormIsPlannedOnWholeFramesEvenWhenATileIsForced)
   // src/infer/tiler.cpp); the planner must count the same one call per frame.
   const PlanCatalog c = PlanCatalog::load_default();
   auto stage = [](double layer_norm) {
-    return StageSpec{"upscale", "realplksr", framelift::arch::cost("realplksr", 4, {{"layer_norm", layer_norm}}), 4, 1};
+    return framelift::plan::testing::stage("upscale", "realplksr", framelift::arch::cost("realplksr", 4, {{"layer_norm", layer_norm}}), 4, 1);
   };
   Job j = framelift::plan::testing::job_1080p({stage(0)});
   j.precision = "bf16";

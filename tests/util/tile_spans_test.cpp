@@ -25,7 +25,9 @@ TEST(TileSpans, CoverTheAxisOnceWithEqualSpansAndClippedContext) {
       }
       EXPECT_EQ(at, side);
       EXPECT_LE(longest - shortest, 1) << "spans of unequal length";
-      if (side > tile) EXPECT_GE(2 * shortest, tile) << "a span of less than half a tile";
+      if (side > tile) {
+        EXPECT_GE(2 * shortest, tile) << "a span of less than half a tile";
+      }
       EXPECT_EQ(int64_t(spans.size()), side > tile ? (side + tile - 1) / tile : 1);
     }
 }
@@ -60,7 +62,9 @@ TEST(TileSpans, AlignedSpansAndWindowsStartOnTheGrid) {
         at = s.end;
       }
       EXPECT_EQ(at, side);
-      if (side > tile) EXPECT_GE(spans.size(), 2u);
+      if (side > tile) {
+        EXPECT_GE(spans.size(), 2u);
+      }
     }
   // 101 px in 40 px tiles: three spans cut at 32 and 64 (33.7 and 67.3 rounded to the grid).
   const auto spans = tile_spans(101, 40, 0, 8);
