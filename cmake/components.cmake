@@ -13,12 +13,17 @@ function(framelift_torch_flags target)
   endif()
 endfunction()
 
-# One precompiled <ATen/ATen.h> (fl_aten_pch, CMakeLists.txt) for the sources that include it
+# One precompiled <ATen/ATen.h> (fl_aten_pch and its -fPIE twin, CMakeLists.txt) for the sources that include it
 # themselves: they skip its 9 s parse for a load of about 2 s. A file that does not include it
 # would only pay the load (docs/build.md has the measurements), so it compiles without.
 function(framelift_use_aten_pch target)
-  if(NOT TARGET fl_aten_pch OR target STREQUAL "fl_aten_pch")
+  if(NOT TARGET fl_aten_pch_pie OR target MATCHES "^fl_aten_pch")
     return()
+  endif()
+  get_target_property(type ${target} TYPE)
+  set(pch fl_aten_pch)
+  if(type STREQUAL "EXECUTABLE")
+    set(pch fl_aten_pch_pie)
   endif()
   get_target_property(sources ${target} SOURCES)
   get_target_property(source_dir ${target} SOURCE_DIR)
@@ -39,13 +44,23 @@ function(framelift_use_aten_pch target)
     endif()
   endforeach()
   if(any)
-    target_precompile_headers(${target} REUSE_FROM fl_aten_pch)
+    target_precompile_headers(${target} REUSE_FROM ${pch})
   endif()
 endfunction()
 
-# framelift_component(NAME [TORCH]): a static library fl_NAME from src/NAME/*.cpp.
+# Code that parses, plans, serves and calls the rest (the CLI, the server, the API's glue, jobs,
+# the planner) spends its time in the libraries it calls, not in its own loops, and at -O3 GCC
+# spends most of its compile time generating its templates (CLI11, nlohmann::json, httplib):
+# -O1 compiles it in two thirds of the time (docs/build.md). Pixel and tensor code stays at -O3.
+function(framelift_glue_flags target)
+  if(CMAKE_BUILD_TYPE STREQUAL "Release")
+    target_compile_options(${target} PRIVATE -O1)
+  endif()
+endfunction()
+
+# framelift_component(NAME [TORCH] [GLUE]): a static library fl_NAME from src/NAME/*.cpp.
 function(framelift_component name)
-  cmake_parse_arguments(ARG "TORCH" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "TORCH;GLUE" "" "" ${ARGN})
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cpp)
   if(NOT sources)
     set(sources ${PROJECT_SOURCE_DIR}/cmake/empty.cpp)
@@ -56,6 +71,9 @@ function(framelift_component name)
     framelift_torch_flags(fl_${name})
   else()
     target_compile_options(fl_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  endif()
+  if(ARG_GLUE)
+    framelift_glue_flags(fl_${name})
   endif()
 endfunction()
 
