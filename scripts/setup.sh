@@ -23,6 +23,9 @@ APT_PACKAGES=(
   libcpp-httplib-dev libsqlite3-dev openssl libssl-dev
   # The planner's HTML page is checked as a browser renders it (headless screenshot).
   chromium
+  # The .deb (cmake --build build --target deb): dpkg-shlibdeps computes its Depends; its test
+  # renders the man pages (tests/package/check-deb.sh).
+  dpkg-dev man-db groff-base
 )
 # The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.
 command -v npm >/dev/null || APT_PACKAGES+=(nodejs npm)
