@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: `cmake --build BUILD --target deb`, its Depends (libtorch
-# and FFmpeg's libraries, each installed here), then the package extracted into a fresh directory
-# tree (a container-less root: `dpkg-deb -x`, nothing written outside it) and run from there:
-# probe on a real clip, a catalog model imported into an empty model cache and a short upscale
-# with it, the catalogs read from the root's share/framelift (not the source tree), every man page
-# rendered, the bash completion, and programs built against the root's headers and library with
-# pkg-config and with find_package(framelift).
+# and FFmpeg's libraries, each installed here), what `apt install ./DEB` would do (simulated),
+# then the package extracted into a fresh directory tree (a container-less root: `dpkg-deb -x`,
+# nothing written outside it) and run from there: probe on a real clip, a catalog model imported
+# into an empty model cache and a short upscale with it, the catalogs read from the root's
+# share/framelift (not the source tree), every man page rendered, the bash completion, and
+# programs built against the root's headers and library with pkg-config and find_package.
 #   tests/package/check-deb.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -39,6 +39,10 @@ for entry in "${wanted[@]}"; do
   has "$(dpkg-query -W -f='${Status}' "$name" 2>&1 || true)" "install ok installed" || fail "Depends: $name is not installed"
 done
 echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB, Depends: $depends"
+# What `apt install ./framelift_*.deb` would do, simulated (nothing changes on this machine): it
+# resolves, installs framelift and removes nothing.
+simulated=$(apt-get install -s "$deb" 2>&1) || { echo "$simulated"; fail "apt-get install -s $deb failed"; }
+has "$simulated" "^Inst framelift " && ! has "$simulated" "^Remv " || { echo "$simulated"; fail "apt would not install $deb cleanly"; }
 
 root=$work/root
 dpkg-deb -x "$deb" "$root"
@@ -86,19 +90,18 @@ for page in framelift framelift-probe framelift-upscale framelift-models frameli
   framelift-models-import framelift-deploy-slurm framelift-serve-token-add; do
   [ -f "$root/usr/share/man/man1/$page.1.gz" ] || fail "no man page $page.1.gz"
 done
-pages=0
-for page in "$root"/usr/share/man/man1/*.1.gz; do
+pages=("$root"/usr/share/man/man1/*.1.gz)
+text=$(LC_ALL=C MANWIDTH=100 man --warnings -l "${pages[@]}" 2>"$work/man.err") || fail "man -l failed on the pages"
+[ ! -s "$work/man.err" ] || { cat "$work/man.err"; fail "roff warnings in the man pages"; }
+for page in "${pages[@]}"; do
   name=$(basename "$page" .1.gz)
-  text=$(LC_ALL=C MANWIDTH=100 man --warnings -l "$page" 2>"$work/man.err") || fail "man -l $name failed"
-  [ ! -s "$work/man.err" ] || { cat "$work/man.err"; fail "$name: roff warnings"; }
-  has "$text" "^NAME" && has "$text" "^ +$name +- " || { echo "$text"; fail "$name: no NAME section naming it"; }
-  pages=$((pages + 1))
+  has "$text" "^ +$name +- " || fail "$name.1.gz: no NAME section naming it"
 done
 upscale_page=$(LC_ALL=C MANWIDTH=200 man -l "$root/usr/share/man/man1/framelift-upscale.1.gz")
 for option in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$(fl upscale --help)" | sort -u); do
   has "$upscale_page" "(^|[ ,])$option\b" || fail "framelift-upscale(1) does not document $option"
 done
-echo "man: $pages pages render; framelift-upscale(1) has every option of upscale --help"
+echo "man: ${#pages[@]} pages render; framelift-upscale(1) has every option of upscale --help"
 
 # Bash completion, in a shell without bash-completion's helpers.
 complete_words() {
