@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P`: the CLI, libframelift.so (versioned, with its SONAME), the
-# public headers, a CMake package (find_package(framelift) -> framelift::framelift) and
-# framelift.pc. examples/ build against exactly this (tests/examples/check-examples.sh).
+# public headers, a CMake package (find_package(framelift) -> framelift::framelift),
+# framelift.pc and the data read at run time (share/framelift). examples/ build against exactly
+# this (tests/examples/check-examples.sh); the .deb holds it too (cmake/package.cmake).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -22,3 +23,7 @@ install(FILES ${CMAKE_BINARY_DIR}/framelift-config.cmake ${CMAKE_BINARY_DIR}/fra
 string(REGEX REPLACE "[^/]+" ".." FRAMELIFT_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 configure_file(cmake/framelift.pc.in ${CMAKE_BINARY_DIR}/framelift.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/framelift.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The catalogs (models.json, gpus.json, offers.json): an installed framelift reads them from
+# here, found beside its own binary (src/library/data_dir.h), wherever the prefix is.
+install(DIRECTORY data/ DESTINATION ${CMAKE_INSTALL_DATADIR}/framelift FILES_MATCHING PATTERN "*.json")

@@ -36,6 +36,9 @@ TEST_PACKAGES=(
   slurm-wlm munge python3-yaml
   # The planner's HTML page is checked as a browser renders it (headless screenshot).
   chromium
+  # The .deb (cmake --build build --target deb): dpkg-shlibdeps computes its Depends; its test
+  # renders the man pages (tests/package/check-deb.sh).
+  dpkg-dev man-db groff-base
 )
 [ "$mode" = program ] || APT_PACKAGES+=("${TEST_PACKAGES[@]}")
 # The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "library/data_dir.h"
+
 namespace fs = std::filesystem;
 
 namespace framelift::library {
@@ -16,7 +18,7 @@ const char* env(const char* name) {
 
 fs::path default_catalog_path() {
   if (const char* file = env("FRAMELIFT_CATALOG")) return file;
-  return fs::path(FRAMELIFT_DATA_DIR) / "models.json";
+  return data_dir() / "models.json";
 }
 
 fs::path default_cache_root() {

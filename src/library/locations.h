@@ -5,7 +5,7 @@
 
 namespace framelift::library {
 
-// $FRAMELIFT_CATALOG, else the data/models.json framelift was built with.
+// $FRAMELIFT_CATALOG, else models.json in data_dir() (data_dir.h: installed, else the source tree).
 std::filesystem::path default_catalog_path();
 
 // $FRAMELIFT_MODELS, else $XDG_DATA_HOME/framelift/models, else ~/.local/share/framelift/models.

@@ -10,6 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "library/data_dir.h"
 #include "util/cpu_features.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -143,7 +144,7 @@ PlanCatalog PlanCatalog::load(const std::vector<fs::path>& files) {
 
 PlanCatalog PlanCatalog::load_default(const std::vector<fs::path>& extra) {
   const char* dir = std::getenv("FRAMELIFT_PLAN_DATA");
-  const fs::path data = dir && *dir ? fs::path(dir) : fs::path(FRAMELIFT_DATA_DIR);
+  const fs::path data = dir && *dir ? fs::path(dir) : library::data_dir();
   std::vector<fs::path> files{data / "gpus.json", data / "offers.json"};
   files.insert(files.end(), extra.begin(), extra.end());
   return load(files);

@@ -45,7 +45,7 @@ struct Offer {
 
 class PlanCatalog {
  public:
-  // data/gpus.json and data/offers.json as built in ($FRAMELIFT_PLAN_DATA: another folder),
+  // gpus.json and offers.json of library::data_dir() ($FRAMELIFT_PLAN_DATA: another folder),
   // then the `extra` files (--catalog) over them.
   static PlanCatalog load_default(const std::vector<std::filesystem::path>& extra = {});
   // Files of the catalog layout (any of "gpus", "providers", "offers"), later files overriding

@@ -14,9 +14,11 @@ prefix=$work/prefix
 fail() { echo "check-examples: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
-lib=$(find "$prefix" -name 'libframelift.so' | head -n 1)
+# No `producer | grep -q` or `| head` here: under pipefail the producer's SIGPIPE, when the reader
+# stops early, fails the step at random. Whole outputs are searched (<<<) instead.
+lib=$(find "$prefix" -name 'libframelift.so' -print -quit)
 [ -n "$lib" ] || fail "no libframelift.so under $prefix"
-readelf -d "$lib" | grep -q 'SONAME.*\[libframelift\.so\.0\]' || fail "$lib: SONAME is not libframelift.so.0"
+grep -q 'SONAME.*\[libframelift\.so\.0\]' <<<"$(readelf -d "$lib")" || fail "$lib: SONAME is not libframelift.so.0"
 [ -x "$prefix/bin/framelift" ] || fail "the CLI was not installed"
 for h in "$prefix"/include/framelift/*.h; do
   printf '#include <framelift/%s>\n' "$(basename "$h")" | g++ -std=c++20 -Wall -Wextra -fsyntax-only -I"$prefix/include" -x c++ - ||
@@ -25,7 +27,7 @@ done
 if grep -rqE '#include *[<"](torch|ATen|c10|libav[a-z]*|libsw[a-z]*)/' "$prefix/include"; then
   fail "an installed header includes libtorch or FFmpeg"
 fi
-echo "installed: $(basename "$lib") ($(readelf -d "$lib" | grep -o 'libframelift\.so\.[0-9]*' | head -n 1)), headers compile alone"
+echo "installed: $(basename "$lib") ($(grep -o -m 1 'libframelift\.so\.[0-9]*' <<<"$(readelf -d "$lib")")), headers compile alone"
 
 for ex in upscale_file frames_from_memory plan_job; do
   cmake -S "$src/examples/$ex" -B "$work/$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/$ex.configure.log" 2>&1 ||
@@ -40,7 +42,7 @@ cat >"$work/version.cpp" <<'CPP'
 #include <cstdio>
 int main() { std::printf("%s\n", framelift::version()); }
 CPP
-pc_dir=$(dirname "$(find "$prefix" -name framelift.pc | head -n 1)")
+pc_dir=$(dirname "$(find "$prefix" -name framelift.pc -print -quit)")
 # shellcheck disable=SC2046
 g++ "$work/version.cpp" -o "$work/version" $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs framelift) ||
   fail "a program built with pkg-config --cflags --libs framelift did not link"

@@ -61,6 +61,7 @@ declare -A test_own=(
   [data]=""
   [demo]=""
   [examples]=""
+  [package]=""
   [layering]=""
   [slurm]=""
   # The catalog's files checked against their SHA-256 with net/sha256.h.
