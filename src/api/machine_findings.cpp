@@ -147,8 +147,8 @@ void add_downloads(const DownloadReport& d, Findings& out) {
                      str("`models install` can fetch the ", h.models, " catalog model", h.models == 1 ? "" : "s", " hosted there"), Level::Ok});
     else
       out.push_back({what, str("unreachable (", h.error, ")"),
-                     str("`models install` of its ", h.models, " model", h.models == 1 ? "" : "s",
-                         " fails here: import them from tarballs (`models import`)"),
+                     str("`models install` of its ", h.models, h.models == 1 ? " model fails here: import it" : " models fails here: import them",
+                         " from tarballs (`models import`)"),
                      Level::Warning});
   }
 }

@@ -283,9 +283,13 @@ TEST_F(Doctor, OutputFolderWithLittleSpaceExits4NamingIt) {
   EXPECT_EQ(lines_containing(r.output, "error: "), 1) << r.output;
   EXPECT_TRUE(line_starting(r.output, "problem: output folder: " + disk.dir().string() + ": 1.0 MB free")) << r.output;
   // --json says the same, and exits the same.
-  const CliResult j = doctor("--json --offline -o " + shell_quote(disk.dir()) + " 2>/dev/null");
+  const CliResult j = doctor("--json --offline -o " + shell_quote(disk.dir()));
   EXPECT_EQ(j.exit_code, 4);
-  EXPECT_EQ(nlohmann::json::parse(j.output)["output"]["free_bytes"], 1 << 20);
+  // The report on stdout, then the error line on stderr.
+  const auto report = nlohmann::json::parse(j.output.substr(0, j.output.rfind('}') + 1), nullptr, false);
+  EXPECT_EQ(report["output"]["free_bytes"], 1 << 20) << j.output;
+  EXPECT_EQ(report["output"]["problem"], disk.dir().string() + ": 1.0 MB free, under the 64.0 MB a run needs to write its output there");
+  EXPECT_TRUE(line_starting(j.output, "error: " + disk.dir().string() + ": 1.0 MB free")) << j.output;
   // Room enough: fine.
   ASSERT_TRUE(disk.resize(128 << 20));
   EXPECT_EQ(doctor("--offline -o " + shell_quote(disk.dir())).exit_code, 0);
