@@ -172,6 +172,21 @@ TEST_F(Doctor, OutputFolderIsTheCurrentOneWithoutDashO) {
   EXPECT_EQ(nlohmann::json::parse(said)["output"]["path"], here.string());
 }
 
+// The encoders compiled in are the ones the ffmpeg tool (on the same libavcodec) lists.
+TEST_F(Doctor, EncodersAreTheOnesFfmpegLists) {
+  std::string listed;
+  if (run_command("ffmpeg -hide_banner -encoders 2>/dev/null", &listed) != 0) GTEST_SKIP() << "no ffmpeg tool";
+  const nlohmann::json j = doctor_json();
+  ASSERT_EQ(j["ffmpeg"]["encoders"].size(), 13u) << j["ffmpeg"].dump(2);
+  for (const auto& e : j["ffmpeg"]["encoders"]) {
+    const std::string name = e["name"];
+    EXPECT_EQ(e["compiled_in"].get<bool>(), listed.find(" " + name + " ") != std::string::npos) << name;
+  }
+  std::string version;
+  ASSERT_EQ(run_command("ffmpeg -hide_banner -version 2>/dev/null | head -n 1", &version), 0);
+  EXPECT_EQ(version.rfind("ffmpeg version " + j["ffmpeg"]["version"].get<std::string>() + " ", 0), 0u) << version;
+}
+
 TEST_F(Doctor, MemoryIsWhatProcMeminfoSays) {
   const int64_t total = meminfo_bytes("MemTotal"), before = meminfo_bytes("MemAvailable");
   const nlohmann::json j = doctor_json();
