@@ -33,6 +33,7 @@
 #include "framelift/plan.h"
 #include "framelift/profile.h"
 #include "framelift/job.h"
+#include "framelift/machine.h"
 #include "framelift/run.h"
 #include "framelift/sink.h"
 #include "framelift/source.h"

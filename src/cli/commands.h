@@ -19,5 +19,6 @@ void add_assemble_command(CLI::App& app, Command& selected);
 void add_plan_command(CLI::App& app, Command& selected);
 void add_profile_command(CLI::App& app, Command& selected);
 void add_serve_command(CLI::App& app, Command& selected);
+void add_doctor_command(CLI::App& app, Command& selected);
 
 }  // namespace framelift::cli

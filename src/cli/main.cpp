@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       "  framelift resume --job-dir clip60.mkv.framelift-job      # after a crash or a reclaimed instance\n"
       "  framelift models list --installed\n"
       "  framelift stages\n"
+      "  framelift doctor                  # what this machine has for framelift, and what it means\n"
       "Run `framelift COMMAND --help` for the options of a command.");
 
   cli::Command command;
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app, command);
   cli::add_profile_command(app, command);
   cli::add_serve_command(app, command);
+  cli::add_doctor_command(app, command);
 
   try {
     app.parse(argc, argv);

@@ -200,6 +200,32 @@ int64_t total_device_memory(const c10::Device& device) {
 #endif
 }
 
+bool libtorch_has_cuda() {
+#if defined(FRAMELIFT_WITH_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<CudaDeviceInfo> cuda_devices() {
+  std::vector<CudaDeviceInfo> devices;
+  const int count = static_cast<int>(torch::cuda::device_count());
+  for (int i = 0; i < count; ++i) {
+    CudaDeviceInfo d;
+    d.index = i;
+#if defined(FRAMELIFT_WITH_CUDA)
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+      d.name = prop.name;
+      d.total_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+    }
+#endif
+    devices.push_back(d);
+  }
+  return devices;
+}
+
 int64_t free_device_memory(const c10::Device& device) {
 #if defined(FRAMELIFT_WITH_CUDA)
   if (!device.is_cuda()) return 0;

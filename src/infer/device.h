@@ -8,6 +8,7 @@
 // only when libtorch was built with CUDA.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -78,5 +79,17 @@ RuntimeVersions runtime_versions();
 
 // Total memory of a CUDA device in bytes (0 when not CUDA or unknown).
 int64_t total_device_memory(const c10::Device& device);
+
+// Whether this libtorch was built with CUDA (PyTorch's CUDA libtorch; Debian's is CPU-only):
+// without it no GPU is ever used, whatever the machine has.
+bool libtorch_has_cuda();
+
+// The CUDA devices libtorch sees, by index; empty on a CPU-only build or a machine without one.
+struct CudaDeviceInfo {
+  int index = 0;
+  std::string name;         // "NVIDIA H100 80GB HBM3"; "" when the properties cannot be read
+  int64_t total_bytes = 0;  // 0 when unknown
+};
+std::vector<CudaDeviceInfo> cuda_devices();
 
 }  // namespace framelift::infer

@@ -115,6 +115,7 @@ HttpResponse http_request(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Collect::on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &collect);
   if (request.bypass_proxy) curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  if (request.method == HttpMethod::Head) curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   if (request.method == HttpMethod::Put) {
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
     // Always a body, even an empty one, so that a Content-Length goes out: some servers refuse a

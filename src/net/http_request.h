@@ -12,7 +12,8 @@
 
 namespace framelift::net {
 
-enum class HttpMethod { Get, Put };
+// Head: the status and headers only (a reachability check: `framelift doctor`).
+enum class HttpMethod { Get, Put, Head };
 
 struct HttpRequest {
   HttpMethod method = HttpMethod::Get;

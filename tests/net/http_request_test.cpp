@@ -72,6 +72,19 @@ TEST(HttpRequest, PutSendsMethodAndHeaders) {
   EXPECT_NE(server.request_log().find("PUT /latest/api/token"), std::string::npos);
 }
 
+TEST(HttpRequest, HeadGetsStatusAndHeadersWithoutBody) {
+  fs::path root = ft::temp_dir("http-request");
+  write_file(root / "hello.txt", "hello\n");
+  ft::LocalHttpServer server(root);
+  HttpRequest request = get(server.url("hello.txt"));
+  request.method = HttpMethod::Head;
+  auto response = http_request(request);
+  EXPECT_EQ(response.status, 200) << response.error;
+  EXPECT_EQ(response.header("content-length"), "6");
+  EXPECT_EQ(response.body, "");
+  EXPECT_NE(server.request_log().find("HEAD /hello.txt"), std::string::npos) << server.request_log();
+}
+
 TEST(HttpRequest, RefusedConnectionIsStatusZeroWithAReason) {
   ft::SilentTcpPort closed(false);
   auto response = http_request(get(closed.base_url() + "/x", 500ms));

@@ -63,6 +63,10 @@ bool SmallDisk::resize(int64_t bytes) {
   return mounted_ && ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, size_option(bytes).c_str()) == 0;
 }
 
+bool SmallDisk::make_read_only() {
+  return mounted_ && ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) == 0;
+}
+
 int64_t bytes_under(const fs::path& dir) {
   int64_t total = 0;
   std::error_code ec;

@@ -23,6 +23,8 @@ class SmallDisk {
   const std::filesystem::path& dir() const { return dir_; }
   // Grows or shrinks the file system, keeping its files (tmpfs remount).
   bool resize(int64_t bytes);
+  // Remounts it read-only: writes fail with EROFS even for root, whom permissions do not stop.
+  bool make_read_only();
 
  private:
   std::filesystem::path dir_;
