@@ -9,6 +9,7 @@ and times the module in eager fp32 in NCHW and in channels_last at each of the r
 the thread count given, median of N calls after a warm-up call, under torch.inference_mode.
 
     bench/pytorch_grid.py SPANDREL OUTDIR [--runs N] [--threads N] [--only NAME,...]
+    bench/pytorch_grid.py SPANDREL --list     (the grid's network names, one a line)
 
 Writes OUTDIR/pytorch.json ({"rows": [{"name", "size", "nchw_ms", "channels_last_ms"}]}) and
 OUTDIR/entries.txt (one speed_grid ENTRY a line: NAME=OUTDIR/NAME.pth@WxH,...).
@@ -156,11 +157,14 @@ def main():
     if len(args) != 2:
         sys.exit(__doc__)
     spandrel, outdir = args
-    os.makedirs(outdir, exist_ok=True)
-    torch.set_num_threads(int(opts["--threads"]))
     configs = {name: (make, seed, sizes, kind[0] if kind else "")
                for name, (make, seed, sizes, *kind) in realistic_configs(spandrel).items()}
     configs.update(small_configs(spandrel))
+    if outdir == "--list":
+        print("\n".join(configs))
+        return
+    os.makedirs(outdir, exist_ok=True)
+    torch.set_num_threads(int(opts["--threads"]))
     only = [n for n in opts["--only"].split(",") if n]
     unknown = [n for n in only if n not in configs]
     if unknown:

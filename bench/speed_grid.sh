@@ -22,30 +22,48 @@ cmake --build "$build" --target speed_grid >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-only=()
-[ -n "${FRAMELIFT_GRID_ONLY:-}" ] && only=(--only "$FRAMELIFT_GRID_ONLY")
-/usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" "$work" --runs "$runs" --threads "$threads" "${only[@]}"
-mapfile -t entries <"$work/entries.txt"
+# Row by row, eager PyTorch then framelift on the same weights, so that a change in the machine's
+# load falls on both sides of a row.
+if [ -n "${FRAMELIFT_GRID_ONLY:-}" ]; then names=${FRAMELIFT_GRID_ONLY//,/ }
+else names=$(/usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" --list); fi
+for name in $names; do
+  /usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" "$work/$name" --runs "$runs" --threads "$threads" --only "$name" |
+    tail -n +2
+  mapfile -t entry <"$work/$name/entries.txt"
+  "$build/speed_grid" --runs "$runs" --threads "$threads" --json "$work/$name/framelift.json" "${entry[@]}" | tail -n +6
+done
+# The networks without a spandrel module: framelift alone.
+others=()
 if [ -z "${FRAMELIFT_GRID_ONLY:-}" ]; then
   arch=$here/tests/data/arch
   npm=$here/.deps/npm/waifu2x/package
-  entries+=("rife:rife-4.22-narrow=$arch/rife-4.22-narrow.pth@256x256,640x360"
-            "rife:rife-4.25-narrow=$arch/rife-4.25-narrow.pth@256x256,640x360"
-            "srformer-light-x3=$arch/srformer-light-x3.pth@64x64,256x256"
-            "srformer-x2-w10=$arch/srformer-x2-w10.pth@64x64,256x256")
+  others+=("rife:rife-4.22-narrow=$arch/rife-4.22-narrow.pth@256x256,640x360"
+           "rife:rife-4.25-narrow=$arch/rife-4.25-narrow.pth@256x256,640x360"
+           "srformer-light-x3=$arch/srformer-light-x3.pth@64x64,256x256"
+           "srformer-x2-w10=$arch/srformer-x2-w10.pth@64x64,256x256")
   if [ -d "$npm" ]; then
-    entries+=("animevideov3-x4-ncnn-native=$npm/real-esrgan/models/realesr-animevideov3-x4.param@64x64,320x180"
-              "ncnn-graph:animevideov3-x4-ncnn-graph=$npm/real-esrgan/models/realesr-animevideov3-x4.param@64x64,320x180"
-              "realcugan-up2x-ncnn=$npm/real-cugan/models-se/up2x-no-denoise.param@64x64,256x256"
-              "waifu2x-upconv7-ncnn=$npm/waifu2x/models-upconv_7_anime_style_art_rgb/noise0_scale2.0x_model.param@64x64,256x256"
-              "ncnn-graph:waifu2x-upconv7-ncnn-graph=$npm/waifu2x/models-upconv_7_anime_style_art_rgb/noise0_scale2.0x_model.param@64x64,256x256")
+    others+=("animevideov3-x4-ncnn-native=$npm/real-esrgan/models/realesr-animevideov3-x4.param@64x64,320x180"
+             "ncnn-graph:animevideov3-x4-ncnn-graph=$npm/real-esrgan/models/realesr-animevideov3-x4.param@64x64,320x180"
+             "realcugan-up2x-ncnn=$npm/real-cugan/models-se/up2x-no-denoise.param@64x64,256x256"
+             "waifu2x-upconv7-ncnn=$npm/waifu2x/models-upconv_7_anime_style_art_rgb/noise0_scale2.0x_model.param@64x64,256x256"
+             "ncnn-graph:waifu2x-upconv7-ncnn-graph=$npm/waifu2x/models-upconv_7_anime_style_art_rgb/noise0_scale2.0x_model.param@64x64,256x256")
   fi
+  mkdir -p "$work/others"
+  "$build/speed_grid" --runs "$runs" --threads "$threads" --json "$work/others/framelift.json" "${others[@]}" | tail -n +6
 fi
-"$build/speed_grid" --runs "$runs" --threads "$threads" --json "$work/framelift.json" "${entries[@]}" || [ $? = 1 ]
 
-/usr/bin/python3 - "$work/pytorch.json" "$work/framelift.json" "$json_out" <<'EOF'
-import json, sys
-py, fl = (json.load(open(p)) for p in sys.argv[1:3])
+/usr/bin/python3 - "$work" "$json_out" <<'EOF'
+import glob, json, os, sys
+work, out = sys.argv[1:3]
+py = {"torch": "?", "rows": []}
+fl = None
+for d in sorted(glob.glob(os.path.join(work, "*"))):
+    if os.path.exists(os.path.join(d, "pytorch.json")):
+        p = json.load(open(os.path.join(d, "pytorch.json")))
+        py["torch"] = p["torch"]
+        py["rows"] += p["rows"]
+    f = json.load(open(os.path.join(d, "framelift.json")))
+    fl = f if fl is None else dict(fl, rows=fl["rows"] + f["rows"])
 eager = {(r["name"], r["size"]): r for r in py["rows"]}
 print(f"\n{fl['cpu']} ({fl['flags']}), {fl['threads']} threads, torch {py['torch']}, median of {fl['runs']}")
 head = ("network", "size", "prec", "framelift", "fl nchw32", "eager nchw", "eager cl", "vs eager", "proxy")
@@ -62,7 +80,7 @@ for r in fl["rows"]:
     print("| " + " | ".join(cells) + " |")
     merged.append(dict(r, **({"eager_nchw_ms": e["nchw_ms"], "eager_channels_last_ms": e["channels_last_ms"]} if e else {})))
 json.dump({"cpu": fl["cpu"], "flags": fl["flags"], "threads": fl["threads"], "torch": py["torch"], "rows": merged},
-          open(sys.argv[3], "w"), indent=2)
+          open(out, "w"), indent=2)
 print(f"\nvs eager: framelift default / eager NCHW fp32 (below 1: framelift faster); proxy: framelift's own NCHW fp32 "
-      f"path / eager NCHW fp32 (about 1: the quick guard's reference tracks eager PyTorch). JSON: {sys.argv[3]}")
+      f"path / eager NCHW fp32 (about 1: the quick guard's reference tracks eager PyTorch). JSON: {out}")
 EOF
