@@ -5,20 +5,27 @@
 // eager PyTorch runs by default in NCHW fp32). bench/speed_grid.sh adds eager PyTorch itself
 // (bench/pytorch_grid.py) and merges the tables.
 //
-//   speed_grid [--runs N] [--threads N] [--clock wall|cpu] [--bound R] [--json FILE] ENTRY...
+//   speed_grid [--runs N] [--threads N] [--clock wall|cpu] [--bound R] [--default-layout POLICY] [--json FILE] ENTRY...
 //   ENTRY: [KIND:]NAME=FILE@WxH[,WxH...]
 //     KIND model (default: a .pth/.safetensors native network or an ncnn .param, as -m opens it),
 //          ncnn-graph (an ncnn .param on the graph interpreter, FRAMELIFT_NCNN_GRAPH=1),
-//          rife (an interpolator: a RIFE .pth/.pkl or ncnn flownet.param, t = 0.5)
+//          rife (an interpolator: a RIFE .pth/.pkl or ncnn flownet.param, t = 0.5),
+//          synthetic (FILE is ARCH:DIM:BLOCKS:SCALE, ARCH plksr or realplksr: random weights in
+//          spandrel's key layout, 17x17 kernels over dim / 4 channels; the published layouts' widths
+//          without a checkpoint to commit, for the quick guard)
 //
 // Each row: one warm-up call per path (the layout choices are measured there, once per shape), then
 // N calls of each path alternately, the median of each. --clock cpu times the calling thread's CPU
 // time (with --threads 1 it is the whole work, and a loaded machine's preemption does not count):
 // what the quick guard (ctest speed_grid_quick) uses. --bound R: exit 1 when any row's default is
-// more than R times its NCHW fp32 time. Exit 2 for a bad argument, 3 for a file that does not open.
+// more than R times its NCHW fp32 time. --default-layout channels-last (or large-nchw) gives the
+// default path that layout policy instead of auto: the behaviour before per-layer choice, with which
+// the guard must fail on a CPU where large kernels fall off a cliff channels-last (tests/CMakeLists.txt
+// emulates one with ONEDNN_MAX_CPU_ISA=AVX2). Exit 2 for a bad argument, 3 for a file that does not open.
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -36,6 +43,7 @@
 #include "infer/device.h"
 #include "infer/threads.h"
 #include "infer/tiler.h"
+#include "models/architecture_registry.h"
 #include "models/frame_interpolator.h"
 #include "models/model_files.h"
 #include "util/error.h"
@@ -55,6 +63,7 @@ struct Options {
   int runs = 5, threads = 0;
   bool cpu_clock = false;
   double bound = 0;
+  infer::ConvLayoutPolicy default_layout = infer::ConvLayoutPolicy::Auto;
   std::string json;
   std::vector<Entry> entries;
 };
@@ -88,7 +97,8 @@ Entry parse_entry(const std::string& text) {
     e.kind = rest.substr(0, colon);
     rest = rest.substr(colon + 1);
   }
-  if (e.kind != "model" && e.kind != "ncnn-graph" && e.kind != "rife") usage(str(text, ": unknown kind '", e.kind, "'"));
+  if (e.kind != "model" && e.kind != "ncnn-graph" && e.kind != "rife" && e.kind != "synthetic")
+    usage(str(text, ": unknown kind '", e.kind, "'"));
   const size_t name_end = rest.find('='), at = rest.rfind('@');
   if (name_end == std::string::npos || at == std::string::npos || at < name_end)
     usage(str(text, ": expected [KIND:]NAME=FILE@WxH[,WxH...]"));
@@ -114,11 +124,51 @@ Options parse_options(int argc, char** argv) {
       o.cpu_clock = c == "cpu";
     } else if (a == "--bound") o.bound = std::atof(value().c_str());
     else if (a == "--json") o.json = value();
+    else if (a == "--default-layout") {
+      const std::string v = value();
+      const auto p = infer::parse_conv_layout_policy(v);
+      if (!p || *p == infer::ConvLayoutPolicy::Nchw) usage("--default-layout: '" + v + "' is not auto, channels-last or large-nchw");
+      o.default_layout = *p;
+    }
     else if (a.rfind("--", 0) == 0) usage("unknown option " + a);
     else o.entries.push_back(parse_entry(a));
   }
   if (o.entries.empty()) usage("no networks given (ENTRY: [KIND:]NAME=FILE@WxH[,WxH...])");
   return o;
+}
+
+// A PLKSR or RealPLKSR state dict in spandrel's layout ("plksr:64:2:2": dim 64, 2 blocks, x2), with
+// seeded weights at fan-in scale; upstream's defaults otherwise (CCM mixer, kernel 17 over dim / 4
+// channels, element-wise attention; RealPLKSR's GroupNorm).
+weights::StateDict synthetic_dict(const std::string& spec) {
+  char arch[16] = {};
+  int dim = 0, blocks = 0, scale = 0;
+  if (std::sscanf(spec.c_str(), "%15[a-z]:%d:%d:%d", arch, &dim, &blocks, &scale) != 4 || dim < 4 || blocks < 1 || scale < 1 ||
+      (std::string(arch) != "plksr" && std::string(arch) != "realplksr"))
+    usage(str("synthetic: '", spec, "' is not plksr|realplksr:DIM:BLOCKS:SCALE"));
+  const bool real = std::string(arch) == "realplksr";
+  at::Generator g = at::detail::createCPUGenerator(3737);
+  weights::StateDict d;
+  auto conv = [&](const std::string& p, int64_t in, int64_t out, int64_t k) {
+    d[p + ".weight"] = at::randn({out, in, k, k}, g).mul_(1.0 / std::sqrt(double(in * k * k)));
+    d[p + ".bias"] = at::randn({out}, g).mul_(0.1);
+  };
+  conv("feats.0", 3, dim, 3);
+  for (int i = 1; i <= blocks; ++i) {
+    const std::string p = str("feats.", i);
+    const std::string mixer = real ? ".channel_mixer." : ".channe_mixer.";  // upstream's spellings
+    conv(p + mixer + "0", dim, 2 * dim, 3);
+    conv(p + mixer + "2", 2 * dim, dim, real ? 3 : 1);
+    conv(p + ".lk.conv", dim / 4, dim / 4, 17);
+    conv(p + ".attn.f.0", dim, dim, 3);
+    conv(p + ".refine", dim, dim, 1);
+    if (!real) continue;
+    d[p + ".norm.weight"] = at::ones({dim});
+    d[p + ".norm.bias"] = at::zeros({dim});
+  }
+  // RealPLKSR's feats.{n+1} is a Dropout (no weights); the tail follows it.
+  conv(str("feats.", blocks + (real ? 2 : 1)), dim, 3 * scale * scale, 3);
+  return d;
 }
 
 // One path of one network: runs a forward pass on its prepared input.
@@ -137,7 +187,7 @@ class Subject {
       rife_ = models::open_interpolator(e.file);
       arch_ = "rife";
     } else {
-      image_ = models::open_model(e.file);
+      image_ = e.kind == "synthetic" ? models::build_model(synthetic_dict(e.file), e.file) : models::open_model(e.file);
       arch_ = e.kind == "ncnn-graph" ? "" : image_->info().arch;
       const int m = std::max(1, image_->info().size_multiple);
       // The runner pads to the multiple; the grid times the padded size, as the runner would run.
@@ -222,7 +272,7 @@ struct Row {
 // The two paths alternately, so that a change in the machine's load falls on both.
 Row measure(const Entry& e, int w, int h, const Options& o) {
   Subject s(e, w, h);
-  Path fast = s.path(s.default_dtype(), infer::ConvLayoutPolicy::Auto);
+  Path fast = s.path(s.default_dtype(), o.default_layout);
   Path ref = s.path(c10::kFloat, infer::ConvLayoutPolicy::Nchw);
   timed(fast, o.cpu_clock);  // warm-up: oneDNN's primitives, the layout measurements
   timed(ref, o.cpu_clock);

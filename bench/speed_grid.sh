@@ -8,7 +8,9 @@
 # (tests/data/arch's seeded 4.22 and 4.25, native), the ncnn exports of the npm packages (Compact
 # animevideov3 as its native network and on the ncnn graph interpreter, Real-CUGAN, waifu2x), SRFormer.
 # Environment: FRAMELIFT_GRID_ONLY=NAME,... (rows of the PyTorch side to run; the framelift-only rows
-# are skipped then), FRAMELIFT_GRID_THREADS (default: this process's CPUs).
+# are skipped then), FRAMELIFT_GRID_THREADS (default: this process's CPUs), FRAMELIFT_GRID_CLOCK=cpu
+# (both sides time the calling thread's CPU time: with FRAMELIFT_GRID_THREADS=1, the way to a table
+# on a loaded machine; default wall).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 spandrel=${1:?usage: bench/speed_grid.sh SPANDREL_CHECKOUT [BUILD_DIR] [RUNS] [JSON_OUT]}
@@ -16,6 +18,7 @@ build=${2:-$here/build}
 runs=${3:-5}
 json_out=${4:-$build/speed-grid.json}
 threads=${FRAMELIFT_GRID_THREADS:-$(nproc)}
+clock=${FRAMELIFT_GRID_CLOCK:-wall}
 [ -d "$spandrel/libs/spandrel/spandrel/architectures" ] || { echo "bench/speed_grid.sh: $spandrel: not a spandrel checkout" >&2; exit 1; }
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "bench/speed_grid.sh: python3-torch missing (apt-get install python3-torch)" >&2; exit 1; }
 cmake --build "$build" --target speed_grid >/dev/null
@@ -27,18 +30,19 @@ trap 'rm -rf "$work"' EXIT
 if [ -n "${FRAMELIFT_GRID_ONLY:-}" ]; then names=${FRAMELIFT_GRID_ONLY//,/ }
 else names=$(/usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" --list); fi
 for name in $names; do
-  /usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" "$work/$name" --runs "$runs" --threads "$threads" --only "$name" |
+  /usr/bin/python3 "$here/bench/pytorch_grid.py" "$spandrel" "$work/$name" --runs "$runs" --threads "$threads" --clock "$clock" --only "$name" |
     tail -n +2
   mapfile -t entry <"$work/$name/entries.txt"
-  "$build/speed_grid" --runs "$runs" --threads "$threads" --json "$work/$name/framelift.json" "${entry[@]}" | tail -n +6
+  "$build/speed_grid" --runs "$runs" --threads "$threads" --clock "$clock" --json "$work/$name/framelift.json" "${entry[@]}" |
+    tail -n +6
 done
 # The networks without a spandrel module: framelift alone.
 others=()
 if [ -z "${FRAMELIFT_GRID_ONLY:-}" ]; then
   arch=$here/tests/data/arch
   npm=$here/.deps/npm/waifu2x/package
-  others+=("rife:rife-4.22-narrow=$arch/rife-4.22-narrow.pth@256x256,640x360"
-           "rife:rife-4.25-narrow=$arch/rife-4.25-narrow.pth@256x256,640x360"
+  others+=("rife:rife-4.22-narrow=$arch/rife-4.22-narrow.pth@64x64,256x256"
+           "rife:rife-4.25-narrow=$arch/rife-4.25-narrow.pth@64x64,256x256"
            "srformer-light-x3=$arch/srformer-light-x3.pth@64x64,256x256"
            "srformer-x2-w10=$arch/srformer-x2-w10.pth@64x64,256x256")
   if [ -d "$npm" ]; then
@@ -49,7 +53,8 @@ if [ -z "${FRAMELIFT_GRID_ONLY:-}" ]; then
              "ncnn-graph:waifu2x-upconv7-ncnn-graph=$npm/waifu2x/models-upconv_7_anime_style_art_rgb/noise0_scale2.0x_model.param@64x64,256x256")
   fi
   mkdir -p "$work/others"
-  "$build/speed_grid" --runs "$runs" --threads "$threads" --json "$work/others/framelift.json" "${others[@]}" | tail -n +6
+  "$build/speed_grid" --runs "$runs" --threads "$threads" --clock "$clock" --json "$work/others/framelift.json" "${others[@]}" |
+    tail -n +6
 fi
 
 /usr/bin/python3 - "$work" "$json_out" <<'EOF'
@@ -65,7 +70,7 @@ for d in sorted(glob.glob(os.path.join(work, "*"))):
     f = json.load(open(os.path.join(d, "framelift.json")))
     fl = f if fl is None else dict(fl, rows=fl["rows"] + f["rows"])
 eager = {(r["name"], r["size"]): r for r in py["rows"]}
-print(f"\n{fl['cpu']} ({fl['flags']}), {fl['threads']} threads, torch {py['torch']}, median of {fl['runs']}")
+print(f"\n{fl['cpu']} ({fl['flags']}), {fl['threads']} threads, {fl['clock']} clock, torch {py['torch']}, median of {fl['runs']}")
 head = ("network", "size", "prec", "framelift", "fl nchw32", "eager nchw", "eager cl", "vs eager", "proxy")
 print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
 merged = []
