@@ -264,7 +264,7 @@ double median(std::vector<double> v) {
 }
 
 struct Row {
-  std::string name, network, size, precision;
+  std::string name, network, size, padded, precision;
   double default_ms = 0, nchw_ms = 0;
   double ratio() const { return default_ms / nchw_ms; }
 };
@@ -282,7 +282,10 @@ Row measure(const Entry& e, int w, int h, const Options& o) {
     r.push_back(timed(ref, o.cpu_clock));
   }
   infer::set_conv_layout_policy(std::nullopt);
-  return {e.name, s.network(), str(s.width(), "x", s.height()), fast.precision, median(f), median(r)};
+  // The size asked for, as the eager peer's rows name it (upstream pads inside its forward the way
+  // framelift's runner pads before it: the same work); the padded one when it differs.
+  const std::string padded = s.width() == w && s.height() == h ? "" : str(s.width(), "x", s.height());
+  return {e.name, s.network(), str(w, "x", h), padded, fast.precision, median(f), median(r)};
 }
 
 std::string cpu_line(const char* key) {
@@ -339,7 +342,7 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json j = {{"cpu", cpu_line("model name")}, {"flags", isa_flags()}, {"threads", threads},
                                 {"clock", o.cpu_clock ? "cpu" : "wall"}, {"runs", o.runs}};
     for (const Row& r : rows)
-      j["rows"].push_back({{"name", r.name}, {"network", r.network}, {"size", r.size}, {"precision", r.precision}, {"default_ms", r.default_ms},
+      j["rows"].push_back({{"name", r.name}, {"network", r.network}, {"size", r.size}, {"padded", r.padded}, {"precision", r.precision}, {"default_ms", r.default_ms},
                            {"nchw_fp32_ms", r.nchw_ms}});
     std::ofstream(o.json) << j.dump(2) << "\n";
   }

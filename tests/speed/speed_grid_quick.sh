@@ -7,9 +7,12 @@
 # slower than its own plain NCHW fp32 path.
 #
 # The bound is a proxy for "no network more than 2x slower than eager PyTorch NCHW fp32": that path
-# (FRAMELIFT_CONV_LAYOUT=nchw, fp32) runs the libtorch 1.13 kernels eager PyTorch runs in NCHW fp32,
-# and the full grid (bench/speed_grid.sh, docs/performance.md) shows it within a few percent of the
-# eager module, column "proxy". Timing is the calling thread's CPU time on one intra-op thread,
+# (FRAMELIFT_CONV_LAYOUT=nchw, fp32) runs the libtorch 1.13 kernels eager PyTorch runs in NCHW fp32.
+# It tracks eager PyTorch loosely, not exactly: the full grid (bench/speed_grid.sh, docs/performance.md,
+# column "proxy") has it at 0.38-2.59x of the eager module, median 0.91, on 2026-12-04's AVX512-BF16
+# EPYC. Where it is slower than eager (NAFNet, MoSR, SAFMN at 192 px: layers framelift writes for
+# channels-last activations run strided in NCHW) this guard is that much looser than 2x eager; the
+# bench grid, with eager PyTorch itself, is what checks those rows. Timing is the calling thread's CPU time on one intra-op thread,
 # median of 5 calls of each path, alternated, after a warm-up call: preemption on a loaded 2-core
 # machine does not count, and a 2x bound is far outside the noise that is left.
 #   tests/speed/speed_grid_quick.sh BUILD_DIR
