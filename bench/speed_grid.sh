@@ -87,5 +87,5 @@ for r in fl["rows"]:
 json.dump({"cpu": fl["cpu"], "flags": fl["flags"], "threads": fl["threads"], "torch": py["torch"], "rows": merged},
           open(out, "w"), indent=2)
 print(f"\nvs eager: framelift default / eager NCHW fp32 (below 1: framelift faster); proxy: framelift's own NCHW fp32 "
-      f"path / eager NCHW fp32 (about 1: the quick guard's reference tracks eager PyTorch). JSON: {out}")
+      f"path / eager NCHW fp32 (the quick guard's reference; how closely it tracks eager: docs/performance.md). JSON: {out}")
 EOF
