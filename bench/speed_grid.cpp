@@ -326,8 +326,11 @@ int main(int argc, char** argv) {
     for (const auto& [w, h] : e.sizes) {
       try {
         rows.push_back(measure(e, w, h, o));
-      } catch (const Error& err) {
-        std::cerr << "speed_grid: " << e.file << ": " << err.what() << "\n";
+      } catch (const Error& err) {  // names the file already
+        std::cerr << "speed_grid: " << err.what() << "\n";
+        return 3;
+      } catch (const std::exception& err) {  // libtorch's, on a network that fails to run
+        std::cerr << "speed_grid: " << e.file << ": " << std::string(err.what()).substr(0, std::string(err.what()).find('\n')) << "\n";
         return 3;
       }
       print_row(rows.back());
