@@ -64,6 +64,8 @@ declare -A test_own=(
   [package]=""
   [layering]=""
   [slurm]=""
+  # Shell scripts around bench/speed_grid (issue 37): no sources.
+  [speed]=""
   # The catalog's files checked against their SHA-256 with net/sha256.h.
   [catalog]="net"
   # Against the binary, with tests/cli's runner and profile helpers.
