@@ -13,9 +13,40 @@ function(framelift_torch_flags target)
   endif()
 endfunction()
 
-# One precompiled <ATen/ATen.h> (fl_aten_pch and its -fPIE twin, CMakeLists.txt) for the sources that include it
-# themselves: they skip its 9 s parse for a load of about 2 s. A file that does not include it
-# would only pay the load (docs/build.md has the measurements), so it compiles without.
+# Whether `file` includes a libtorch header itself or through one of the project's headers it
+# includes (one level deep: the project's headers include ATen directly where they need it).
+function(framelift_reads_aten file out)
+  set(${out} FALSE PARENT_SCOPE)
+  file(STRINGS ${file} lines REGEX "^#include [<\"]")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^#include <(ATen|torch)/")
+      set(${out} TRUE PARENT_SCOPE)
+      return()
+    endif()
+    if(line MATCHES "^#include \"([^\"]+)\"")
+      set(name ${CMAKE_MATCH_1})
+      cmake_path(GET file PARENT_PATH folder)
+      set(header "")
+      foreach(base ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests ${folder})
+        if(NOT header AND EXISTS ${base}/${name})
+          set(header ${base}/${name})
+        endif()
+      endforeach()
+      if(header)
+        file(STRINGS ${header} hits REGEX "^#include <(ATen|torch)/" LIMIT_COUNT 1)
+        if(hits)
+          set(${out} TRUE PARENT_SCOPE)
+          return()
+        endif()
+      endif()
+    endif()
+  endforeach()
+endfunction()
+
+# One precompiled <ATen/ATen.h> (fl_aten_pch and its -fPIE twin, CMakeLists.txt) for the sources
+# that read libtorch's headers: they skip most of a 3-9 s parse for a load of about 1 s. A file
+# that reads none would only pay the load (docs/build.md has the measurements), so it compiles
+# without.
 function(framelift_use_aten_pch target)
   if(NOT TARGET fl_aten_pch_pie OR target MATCHES "^fl_aten_pch")
     return()
@@ -32,10 +63,7 @@ function(framelift_use_aten_pch target)
     cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${source_dir})
     set(uses FALSE)
     if(source MATCHES "\\.cpp$" AND EXISTS ${source})
-      file(STRINGS ${source} hits REGEX "^#include <(ATen/ATen\\.h|torch/)" LIMIT_COUNT 1)
-      if(hits)
-        set(uses TRUE)
-      endif()
+      framelift_reads_aten(${source} uses)
     endif()
     if(uses)
       set(any TRUE)
