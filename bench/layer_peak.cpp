@@ -3,7 +3,8 @@
 // calls (infer::conv2d with its per-shape layout choice, models::Linear, models::biased_attention),
 // in the memory format and precision NativeModel runs them in (activations channels-last, weights
 // and activations converted to bf16 when the CPU has AVX512-BF16, as --precision auto does), on
-// one intra-op thread (timed on its CPU clock, which a busy shared machine does not inflate) and
+// one intra-op thread (timed on the process's CPU clock, which a busy shared machine does not
+// inflate) and
 // on the intra-op threads framelift configures (wall clock). Achieved GFLOP/s = 2 x MACs / median
 // time; the fraction is of the peak of the same precision and thread count (fp32 layers of the
 // fp32 FMA peak, bf16 layers of the VDPBF16PS peak).
@@ -49,7 +50,7 @@ struct Layer {
 struct Timed {
   Layer layer;
   std::string dtype;
-  double ms_1t = 0, gflops_1t = 0, of_peak_1t = 0;  // one intra-op thread, on its CPU clock
+  double ms_1t = 0, gflops_1t = 0, of_peak_1t = 0;  // one intra-op thread, on the process's CPU clock
   double ms = 0, gflops = 0, of_peak = 0;           // framelift's threads, wall clock
 };
 
@@ -62,11 +63,13 @@ double wall_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// This thread's CPU time: with one intra-op thread the layer runs on the calling thread, and
-// what other processes on a shared machine take is not counted (as the peaks are measured).
-double thread_cpu_s() {
+// This process's CPU time, all its threads: with one intra-op thread an ATen conv runs on the
+// calling thread, but a linear's GEMM may still run on the BLAS library's own threads, which only
+// the process clock sees. What other processes on a shared machine take is not counted, so the
+// figure is FLOP per core-second, comparable with the 1-thread peak (measured the same way).
+double process_cpu_s() {
   timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
@@ -120,7 +123,7 @@ std::vector<Layer> swin_layers(const Swin& s, at::ScalarType dtype) {
   const at::Tensor q = parts[0], k = parts[1], v = parts[2];
   const at::Tensor bias = at::zeros({s.heads, n, n}).to(dtype);
   // The views biased_attention multiplies (token_layers.cpp's split_heads): [B, heads, N, d].
-  auto split = [&](const at::Tensor& t) { return t.reshape({windows, n, s.heads, d}).permute({0, 2, 1, 3}); };
+  auto split = [=](const at::Tensor& t) { return t.reshape({windows, n, s.heads, d}).permute({0, 2, 1, 3}); };
   const double scale = 1.0 / std::sqrt(double(d));
   const double qk = double(windows * s.heads) * double(n * n * d);
   return {
@@ -168,7 +171,7 @@ void print_table(const fb::CpuDescription& cpu, const std::vector<fb::Peak>& pea
                 fixed(p.per_core_cycle, 1).c_str(), p.value_ok ? "ok" : "WRONG");
   if (timed.empty()) return;
   auto percent = [](double f) { return f > 0 ? fixed(100 * f, 1) + "%" : std::string("-"); };
-  std::printf("\n1 thread: CPU-clock median, against the 1-thread peak of the same precision; %d threads: wall-clock\n"
+  std::printf("\n1 thread: process CPU-clock median, against the 1-thread peak of the same precision; %d threads: wall-clock\n"
               "median, against the %d-thread peak.\n\n",
               threads, threads);
   std::printf("| layer | shape | dtype | GMAC | 1 thread ms | GFLOP/s | of peak | %d threads ms | GFLOP/s | of peak |\n"
@@ -235,7 +238,7 @@ int main(int argc, char** argv) {
       for (Layer& l : layers(dtype)) {
         Timed t{std::move(l), name};
         at::set_num_threads(1);
-        t.ms_1t = time_ms(t.layer.run, runs, thread_cpu_s);
+        t.ms_1t = time_ms(t.layer.run, runs, process_cpu_s);
         at::set_num_threads(threads);
         t.ms = time_ms(t.layer.run, runs, wall_s);
         t.gflops_1t = 2 * t.layer.macs / (t.ms_1t / 1e3) / 1e9;
