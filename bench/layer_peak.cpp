@@ -4,8 +4,7 @@
 // in the memory format and precision NativeModel runs them in (activations channels-last, weights
 // and activations converted to bf16 when the CPU has AVX512-BF16, as --precision auto does), on
 // one intra-op thread (timed on the process's CPU clock, which a busy shared machine does not
-// inflate) and
-// on the intra-op threads framelift configures (wall clock). Achieved GFLOP/s = 2 x MACs / median
+// inflate) and on the intra-op threads framelift configures (wall clock). Achieved GFLOP/s = 2 x MACs / median
 // time; the fraction is of the peak of the same precision and thread count (fp32 layers of the
 // fp32 FMA peak, bf16 layers of the VDPBF16PS peak).
 //
