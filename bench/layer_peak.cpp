@@ -168,6 +168,17 @@ void print_table(const fb::CpuDescription& cpu, const std::vector<fb::Peak>& pea
   for (const fb::Peak& p : peaks)
     std::printf("| %s | %d | %d | %s | %s | %s |\n", p.kernel.c_str(), p.vector_bits, p.threads, fixed(p.gflops, 1).c_str(),
                 fixed(p.per_core_cycle, 1).c_str(), p.value_ok ? "ok" : "WRONG");
+  // The check the brief asks of the kernel: FLOP a cycle a core should be 2 (FMA) x 8 lanes x the
+  // FMA pipes for 256-bit pipes (Zen 2-4, most AVX2 cores: 32 with two), or x 16 lanes for
+  // 512-bit pipes (Xeons with two AVX-512 FMA units, Zen 5: 64).
+  const double fp32_1t = fb::best_peak(peaks, "fp32", 1);
+  if (fp32_1t > 0 && cpu.measured_ghz > 0)
+    std::printf("\nfp32 check: %.1f GFLOP/s on 1 thread / %.2f GHz = %.1f FLOP a cycle: %s\n", fp32_1t, cpu.measured_ghz,
+                fp32_1t / cpu.measured_ghz,
+                std::abs(fp32_1t / cpu.measured_ghz / 32 - 1) < 0.1   ? "two 256-bit FMA pipes (or one 512-bit)"
+                : std::abs(fp32_1t / cpu.measured_ghz / 64 - 1) < 0.1 ? "two 512-bit FMA pipes"
+                : std::abs(fp32_1t / cpu.measured_ghz / 16 - 1) < 0.1 ? "one 256-bit FMA pipe"
+                                                                      : "no whole number of FMA pipes: a busy core or a throttled clock");
   if (timed.empty()) return;
   auto percent = [](double f) { return f > 0 ? fixed(100 * f, 1) + "%" : std::string("-"); };
   std::printf("\n1 thread: process CPU-clock median, against the 1-thread peak of the same precision; %d threads: wall-clock\n"
