@@ -9,6 +9,8 @@ extern "C" {
 #include <libavutil/mathematics.h>
 }
 
+#include "jobs/fingerprint.h"
+#include "jobs/output_check.h"
 #include "media/decoder.h"
 #include "media/demuxer.h"
 #include "media/muxer.h"
@@ -93,6 +95,38 @@ void record_assembly(const JobDir& dir, const std::filesystem::path& file) {
     write_file_atomic(dir.assembled_file(), nlohmann::json{{"device", made->device}, {"inode", made->inode}}.dump() + "\n");
 }
 
+// The input as planned: the same file (its fingerprint, which the job's spec recorded), else the
+// other streams copied now would not be the ones the segments' video was made with.
+void check_input_unchanged(const JobSpec& spec) {
+  if (spec.input_fingerprint.empty() || fingerprint_input(spec.input) == spec.input_fingerprint) return;
+  throw Error(ErrorKind::Input, str(spec.input, ": changed since the job was planned; its other streams would not match ",
+                                    "the segments, so the output is not written (run again with --restart to start over)"));
+}
+
+// Every other stream yields the packets the plan counted (plans older than the count: no check).
+// A file rewritten in the middle, a read cut short or a stream that appeared would otherwise
+// lose packets without a word.
+void check_packets_as_planned(const JobSpec& spec, const SegmentPlan& plan, const std::map<int, int64_t>& read) {
+  if (!plan.other_packets) return;
+  const std::map<int, int64_t>& planned = *plan.other_packets;
+  auto count = [](const std::map<int, int64_t>& m, int i) { auto it = m.find(i); return it == m.end() ? 0 : it->second; };
+  std::map<int, int64_t> all = planned;
+  all.insert(read.begin(), read.end());
+  for (const auto& [index, ignored] : all)
+    if (count(read, index) != count(planned, index))
+      throw Error(ErrorKind::Input, str(spec.input, ": stream #", index, " yields ", count(read, index), " packets now, ",
+                                        count(planned, index), " when the job was planned; the output is not written ",
+                                        "(finished segments are kept: run again once the input reads as before)"));
+}
+
+// Whether the output container keeps each packet as one (Matroska, the MOV family): there the
+// read-back compares counts; elsewhere (MPEG-TS regroups audio frames into PES packets) only
+// that every stream is there.
+bool keeps_packets_one_to_one(const media::Muxer& mux) {
+  const std::string ext = mux.final_path().extension().string();
+  return ext != ".ts" && ext != ".m2ts" && ext != ".mts";
+}
+
 }  // namespace
 
 AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const SegmentPlan& plan,
@@ -106,6 +140,7 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   }
   if (!missing.empty())
     throw Error(ErrorKind::Usage, str(dir.root().string(), ": segments not finished yet: ", missing));
+  check_input_unchanged(spec);
 
   // The stream's parameters come from the first segment that holds frames: one whose frames a
   // stage dropped (a select filter) holds a stream without packets, which does not open.
@@ -125,10 +160,26 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   mux.set_replaceable(replaceable);
   std::map<int, int> copied;
   int video_out = -1;
+  // What the output must hold, in its stream order: checked on the written file before it takes
+  // the final name (jobs/output_check.h). Packet counts are filled in as they are written.
+  std::vector<PromisedStream> promised;
+  std::map<int, size_t> promise_of;  // input stream -> its entry in `promised`
   for (unsigned i = 0; i < source.format()->nb_streams; ++i) {
     const AVStream* st = source.format()->streams[i];
-    if (int(i) == source.video_index()) video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
-    else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) copied[int(i)] = mux.add_copy(st);
+    if (int(i) == source.video_index()) {
+      video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
+      promised.push_back({int(i), AVMEDIA_TYPE_VIDEO, first.video_stream()->codecpar->codec_id, 0});
+    } else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) {
+      AVMediaType type = st->codecpar->codec_type;
+      // FRAMELIFT_FAIL_AT=lose-stream:N (util/crash_point.h): the test's stand-in for a stream
+      // lost on the way, which only the read-back of the written file may catch.
+      if (!failure_point("lose-stream")) {
+        copied[int(i)] = mux.add_copy(st);
+        if (!mux.keeps_packets(copied[int(i)])) type = AVMEDIA_TYPE_ATTACHMENT;  // cover art in Matroska
+      }
+      promise_of[int(i)] = promised.size();
+      promised.push_back({int(i), type, st->codecpar->codec_id, 0});
+    }
   }
   // HDR metadata that only the frames carry (HEVC SEI) went onto the stream in one pass; the
   // segment files cannot keep it, so it comes from the source's first frame again.
@@ -142,9 +193,13 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   SegmentReader segments(dir, done, int(plan.segments.size()));
   media::PacketPtr vpkt = media::make_packet(), opkt = media::make_packet();
   bool have_video = segments.next(vpkt.get());
+  std::map<int, int64_t> read_packets;  // every other stream's, to compare with the plan's count
   auto read_other = [&] {
-    while (source.read(opkt.get()))
+    while (source.read(opkt.get())) {
+      if (opkt->stream_index == source.video_index()) continue;
+      ++read_packets[opkt->stream_index];
       if (copied.count(opkt->stream_index)) return true;
+    }
     return false;
   };
   bool have_other = read_other();
@@ -170,7 +225,9 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
       const bool past_end = video_end != INT64_MAX && opkt->pts != AV_NOPTS_VALUE &&
                             av_compare_ts(opkt->pts, otb, video_end, plan.time_base) > 0;
       if (!past_end) {
-        mux.write(opkt.get(), otb, copied[opkt->stream_index]);
+        const int out = copied[opkt->stream_index];
+        if (mux.keeps_packets(out)) ++promised[promise_of[opkt->stream_index]].packets;
+        mux.write(opkt.get(), otb, out);
         ++report.other_packets;
       }
       have_other = read_other();
@@ -179,10 +236,17 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   if (report.video_frames != expected_frames)
     throw Error(ErrorKind::Output, str(spec.output, ": assembled ", report.video_frames, " frames, the journal records ",
                                        expected_frames, "; not written"));
+  if (source.ended_early())
+    throw Error(ErrorKind::Input, str(spec.input, ": cannot be read to its end to copy its other streams; the output is not written"));
+  check_packets_as_planned(spec, plan, read_packets);
   throw_if_stop_requested();
+  mux.close();
+  for (PromisedStream& p : promised)
+    if (p.input_index == source.video_index()) p.packets = report.video_frames;
+  check_output_streams(mux.temp_path(), spec.output, promised, keeps_packets_one_to_one(mux));
   record_assembly(dir, mux.temp_path());
   try {
-    mux.finish();
+    mux.commit();
   } catch (...) {
     // Not the output after all (removed, or kept under another name): nothing may take it for one.
     std::error_code ec;

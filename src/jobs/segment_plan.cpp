@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "jobs/json_seal.h"
@@ -44,6 +45,14 @@ std::vector<int64_t> choose_starts(const std::vector<int64_t>& pts, const std::v
 
 std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+Error mid_file_stream(const std::string& input, const AVFormatContext* format, int index) {
+  const char* kind = av_get_media_type_string(format->streams[index]->codecpar->codec_type);
+  return Error(ErrorKind::Input,
+               str(input, ": ", kind ? kind : "data", " stream #", index, " starts mid-file (after the streams listed at the start), ",
+                   "so its packets cannot be copied; remux it so every stream is listed first, e.g. ffmpeg -probesize 2G ",
+                   "-analyzeduration 2G -i INPUT -map 0 -c copy fixed.mkv"));
+}
+
 }  // namespace
 
 int64_t SegmentPlan::start_pts(size_t i) const {
@@ -68,9 +77,15 @@ SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int6
   for (unsigned i = 0; i < demux.format()->nb_streams; ++i)
     if (demux.format()->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_ATTACHMENT)
       plan.other_stream_bytes += demux.format()->streams[i]->codecpar->extradata_size;
+  // Streams the demuxer adds while reading were not there when its streams were listed: an
+  // output is set up from that list, so their packets would be dropped without a word.
+  const unsigned declared = demux.format()->nb_streams;
+  plan.other_packets.emplace();
   while (demux.read(pkt.get())) {
     if (pkt->stream_index != vidx) {
+      if (unsigned(pkt->stream_index) >= declared) throw mid_file_stream(input, demux.format(), pkt->stream_index);
       plan.other_stream_bytes += pkt->size;
+      ++(*plan.other_packets)[pkt->stream_index];
       continue;
     }
     if (pkt->flags & AV_PKT_FLAG_DISCARD) continue;
@@ -123,6 +138,11 @@ nlohmann::json to_json(const SegmentPlan& plan) {
                    {"keyframe_pts", plan.keyframe_pts},
                    {"segments", segments},
                    {"other_stream_bytes", plan.other_stream_bytes}};
+  if (plan.other_packets) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& [index, n] : *plan.other_packets) counts[std::to_string(index)] = n;
+    j["other_packets"] = counts;
+  }
   seal_json(j);
   return j;
 }
@@ -161,11 +181,17 @@ SegmentPlan plan_from_json(const nlohmann::json& j, const std::string& source) {
     plan.frame_pts = j.at("frame_pts").get<std::vector<int64_t>>();
     plan.keyframe_pts = j.at("keyframe_pts").get<std::vector<int64_t>>();
     plan.other_stream_bytes = j.value("other_stream_bytes", int64_t{0});
+    if (j.contains("other_packets")) {
+      plan.other_packets.emplace();
+      for (const auto& [index, n] : j.at("other_packets").items()) (*plan.other_packets)[std::stoi(index)] = n.get<int64_t>();
+    }
     int index = 0;
     for (const auto& s : j.at("segments"))
       plan.segments.push_back(Segment{index++, s.at(0).get<int64_t>(), s.at(1).get<int64_t>()});
   } catch (const nlohmann::json::exception& e) {
     throw damaged(str("unreadable: ", first_line_of(e.what())));
+  } catch (const std::logic_error&) {  // a stream number that is not one (std::stoi)
+    throw damaged("unreadable: other_packets");
   }
   if (const std::string problem = plan_problem(plan); !problem.empty()) throw damaged(problem);
   return plan;

@@ -7,6 +7,8 @@
 // frames whose time falls in [start of segment i, start of segment i+1). Boundaries move to an
 // input keyframe when one is near, so that decoding a segment starts with little waste.
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,10 @@ struct SegmentPlan {
   // Bytes of the input's other streams (audio, subtitles, attachments): what assembly copies into
   // the output besides the segments' video. 0 in plans written before it was counted.
   int64_t other_stream_bytes = 0;
+  // Packets of each other stream (input stream index -> count), as reading the whole input found
+  // them: assembly reads them again and refuses an input that yields others (jobs/assemble.h).
+  // nullopt in plans written before they were counted.
+  std::optional<std::map<int, int64_t>> other_packets;
 
   int64_t total_frames() const { return int64_t(frame_pts.size()); }
   // Timestamp of the first frame of segment i (for i == size(): no end, INT64_MAX).
@@ -44,7 +50,9 @@ struct SegmentPlan {
 // `segment_frames` (<= 0: about 10 s of video; moved to a keyframe within a quarter segment when there is one). An input
 // whose timestamps are missing, repeat or go back (re-timed by the demuxer) gets one segment: its
 // frames cannot be located by time.
-// `max_frames` > 0 keeps only the first frames (a sample job). Throws Error(Input).
+// `max_frames` > 0 keeps only the first frames (a sample job). Throws Error(Input), also for a
+// stream that starts mid-file (an MPEG-TS whose program gains a stream later): its packets come
+// without the stream parameters an output needs, and would be lost.
 SegmentPlan plan_segments(const std::string& input, int64_t segment_frames, int64_t max_frames = 0);
 // A segment length no video reaches: the job runs as one segment (a pipeline that must see the
 // whole video, see pipeline::whole_video_reason).

@@ -256,6 +256,11 @@ void Muxer::write(AVPacket* packet, AVRational time_base, int index) {
 }
 
 void Muxer::finish() {
+  close();
+  commit();
+}
+
+void Muxer::close() {
   std::lock_guard lock(mutex_);
   int ret = av_write_trailer(format_.get());
   if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
@@ -266,6 +271,10 @@ void Muxer::finish() {
     ret = avio_closep(&format_->pb);
     if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
   }
+}
+
+void Muxer::commit() {
+  std::lock_guard lock(mutex_);
   commit_final();
 }
 

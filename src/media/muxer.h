@@ -59,8 +59,16 @@ class Muxer {
   void write(AVPacket* packet, AVRational time_base, int index);
   // Writes the trailer, syncs, renames to the final name. Never replaces a file that appeared at
   // the final name after this Muxer was made: the result is then kept under another name and
-  // Error(Output) says which.
+  // Error(Output) says which. The same as close() then commit().
   void finish();
+  // The two halves of finish(), for a caller that reads the complete file (temp_path()) back
+  // before it takes the final name: close() writes the trailer and closes the file; commit()
+  // renames it into place. Destroyed between the two, the Muxer removes the file.
+  void close();
+  void commit();
+  // Whether packets written to stream `index` go into the file (not for a cover turned into an
+  // attachment: its picture is the attachment itself).
+  bool keeps_packets(int index) const { return !packetless_.count(index); }
   // The file finish() may replace: by default the one at the final name when this Muxer was made
   // (the caller checked -y just before). A job checks -y when it starts, hours before assembly
   // opens its output, and passes what was there then: a file that appeared since is kept.

@@ -2,6 +2,7 @@
 
 #include "media/hdr_encoder_params.h"
 #include "util/crash_point.h"
+#include "util/error.h"
 #include "util/log.h"
 #include "util/profiler.h"
 #include "util/stop.h"
@@ -34,16 +35,22 @@ FrameWriter::FrameWriter(const WriterOptions& options, media::VideoFormat format
 void FrameWriter::add_streams(FrameReader& reader) {
   const AVFormatContext* in = reader.demuxer().format();
   const int vidx = reader.demuxer().video_index();
+  declared_streams_ = in->nb_streams;
+  input_ = in;
+  input_name_ = reader.demuxer().url();
   for (unsigned i = 0; i < in->nb_streams; ++i) {
     const AVStream* st = in->streams[i];
     if (int(i) == vidx) {
       video_out_ = mux_.add_video(encoder_.context(), st);
+      promised_.push_back({int(i), AVMEDIA_TYPE_VIDEO, encoder_.context()->codec_id, 0});
     } else if (reader.window().video_only) {
       continue;  // a part of the video; assembling adds the other streams from the source
     } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
       log::warn(reader.demuxer().url(), ": stream #", i, " has an unknown codec and is not copied");
     } else {
       copied_[int(i)] = mux_.add_copy(st);
+      const bool cover = !mux_.keeps_packets(copied_[int(i)]);  // cover art in Matroska: an attachment
+      promised_.push_back({int(i), cover ? AVMEDIA_TYPE_ATTACHMENT : st->codecpar->codec_type, st->codecpar->codec_id, 0});
     }
   }
   mux_.add_hdr_side_data(video_out_, reader.first_frame());
@@ -52,11 +59,35 @@ void FrameWriter::add_streams(FrameReader& reader) {
 }
 
 void FrameWriter::copy_packet(AVPacket* packet, AVRational time_base) {
-  if (auto it = copied_.find(packet->stream_index); it != copied_.end()) mux_.write(packet, time_base, it->second);
+  if (auto it = copied_.find(packet->stream_index); it != copied_.end()) {
+    if (mux_.keeps_packets(it->second)) ++promised_[size_t(it->second)].packets;
+    mux_.write(packet, time_base, it->second);
+    return;
+  }
+  // A stream that appeared mid-file (an MPEG-TS program that gains one) has no output stream:
+  // refused rather than dropped, with the way to a file that lists it from the start.
+  if (unsigned(packet->stream_index) >= declared_streams_ && !options_.segment) {
+    const char* kind = av_get_media_type_string(input_->streams[packet->stream_index]->codecpar->codec_type);
+    throw Error(ErrorKind::Input, str(input_name_, ": ", kind ? kind : "data", " stream #", packet->stream_index,
+                                      " starts mid-file (after the streams listed at the start), so its packets cannot be copied; ",
+                                      "remux it so every stream is listed first, e.g. ffmpeg -probesize 2G -analyzeduration 2G ",
+                                      "-i INPUT -map 0 -c copy fixed.mkv"));
+  }
+}
+
+void FrameWriter::finish() {
+  mux_.close();
+  if (!options_.segment) {
+    // MPEG-TS regroups audio frames into PES packets: there only the streams are compared.
+    const std::string ext = options_.output.extension().string();
+    jobs::check_output_streams(mux_.temp_path(), options_.output, promised_, ext != ".ts" && ext != ".m2ts" && ext != ".mts");
+  }
+  mux_.commit();
 }
 
 void FrameWriter::write_packet(AVPacket* p) {
   if (options_.segment) packet_times_.push_back({p->pts, p->dts, p->duration});
+  ++promised_[size_t(video_out_)].packets;
   mux_.write(p, encoder_.context()->time_base, video_out_);
   crash_point("packet");
 }

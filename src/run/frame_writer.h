@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "jobs/output_check.h"
 #include "media/encoder.h"
 #include "media/muxer.h"
 #include "media/video_format.h"
@@ -50,7 +51,10 @@ class FrameWriter {
   void run(BoundedQueue<media::FramePtr>& in, ProgressCounters& counters);
   // The encoder's last packets, written; once, after run(), when the run has not failed.
   void drain();
-  void finish() { mux_.finish(); }
+  // Closes the output, reads it back (jobs/output_check.h: every stream with the packets written
+  // to it, else Error(Output) and no file under the final name) and renames it into place. A
+  // segment is not read back here: the journal checks it.
+  void finish();
 
   int64_t frames_out() const { return frames_out_; }
   AVRational encoder_time_base() const { return encoder_.context()->time_base; }
@@ -66,6 +70,10 @@ class FrameWriter {
   media::VideoFormat format_;
   media::Encoder encoder_;
   std::map<int, int> copied_;  // input stream index -> output stream index
+  std::vector<jobs::PromisedStream> promised_;  // by output stream index, packets as written
+  unsigned declared_streams_ = 0;  // the input's streams when the output was set up
+  const AVFormatContext* input_ = nullptr;  // the reader's, which outlives the writer's copying
+  std::string input_name_;
   int video_out_ = -1;
   int64_t frames_out_ = 0;
   std::vector<std::array<int64_t, 3>> packet_times_;

@@ -29,7 +29,9 @@
 // FRAMELIFT_FAIL_AT=NAME:N[:ERRNO]: the N-th time the process passes failure_point("NAME") it
 // returns ERRNO (a number, default EIO), which the caller treats as that step's own failure.
 // Points: "write" (each write of a file committed through util/fs.h), "fsync" (each sync of a file
-// or folder), "rename" (each rename into place).
+// or folder), "rename" (each rename into place), "lose-stream" (each other stream assembly is
+// about to add to the output: when it fails, the stream is left out, a lost stream that only the
+// read-back of the written output, jobs/output_check.h, may catch).
 //
 // Without the variables each point costs one load and a test of two pointers. Thread-safe.
 #include <string_view>

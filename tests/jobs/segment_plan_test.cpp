@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "jobs/segment_plan.h"
@@ -82,6 +83,28 @@ TEST(SegmentPlan, RoundTripsThroughJson) {
   }
   EXPECT_EQ(back.time_base.num, plan.time_base.num);
   EXPECT_EQ(back.time_base.den, plan.time_base.den);
+}
+
+// The plan counts each other stream's packets (what assembly must copy again); ffprobe counts
+// them independently. A plan written before the count reads back without one (no check then).
+TEST(SegmentPlan, CountsTheOtherStreamsPacketsAndKeepsThemInJson) {
+  const auto clip = test::temp_dir("plan-av") / "av.mkv";
+  ASSERT_EQ(test::run_command("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=96x64:rate=25 -f lavfi -i "
+                              "sine=sample_rate=48000 -t 2 -c:v libx264 -preset ultrafast -c:a aac '" + clip.string() + "'"),
+            0);
+  std::string counted;
+  ASSERT_EQ(test::run_command("ffprobe -v error -select_streams a -count_packets -show_entries stream=nb_read_packets "
+                              "-of csv=p=0 '" + clip.string() + "'", &counted),
+            0);
+  const SegmentPlan plan = plan_segments(clip.string(), 0);
+  ASSERT_TRUE(plan.other_packets.has_value());
+  EXPECT_EQ(*plan.other_packets, (std::map<int, int64_t>{{1, std::stoll(counted)}}));
+  const SegmentPlan back = plan_from_json(nlohmann::json::parse(to_json(plan).dump()));
+  EXPECT_EQ(back.other_packets, plan.other_packets);
+  nlohmann::json old = to_json(plan);
+  old.erase("other_packets");
+  old.erase("seal");
+  EXPECT_FALSE(plan_from_json(old).other_packets.has_value());
 }
 
 TEST(SegmentPlan, NotMediaIsAClearError) {
