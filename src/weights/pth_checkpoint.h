@@ -14,12 +14,16 @@ namespace framelift::weights {
 struct PickledCheckpoint {
   pickle::Unpickled pickle;
   std::map<std::string, std::span<const uint8_t>> storages;  // key -> raw bytes in the file
+  size_t file_size = 0;  // bounds the memory the state dict may take (state_dict_from_checkpoint)
 };
 
 PickledCheckpoint read_zip_checkpoint(std::span<const uint8_t> bytes, const std::string& label);
 PickledCheckpoint read_legacy_checkpoint(std::span<const uint8_t> bytes, const std::string& label);
 
-// Descends through wrapper dicts (unwrap.h) and materialises only the chosen tensors.
+// Descends through wrapper dicts (unwrap.h) and materialises only the chosen tensors. The memory
+// they take (storages copied once, views that need a copy of their own) stays within
+// max_state_dict_bytes(file_size): 400 views of one 10 MB storage would otherwise take 4 GB.
+size_t max_state_dict_bytes(size_t file_size);
 StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const std::string& label);
 
 }  // namespace framelift::weights

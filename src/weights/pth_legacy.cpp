@@ -44,7 +44,7 @@ PickledCheckpoint read_legacy_checkpoint(std::span<const uint8_t> bytes, const s
   if (!little || !pickle::as<bool>(*little) || !*pickle::as<bool>(*little))
     fail(label, "checkpoint was saved on a big-endian machine; that is not supported");
 
-  PickledCheckpoint out{next_pickle(in, bytes), {}};
+  PickledCheckpoint out{next_pickle(in, bytes), {}, bytes.size()};
   std::map<std::string, Dtype> dtypes;
   for (const auto& ref : out.pickle.storages) {
     auto [it, inserted] = dtypes.emplace(ref.key, ref.dtype);

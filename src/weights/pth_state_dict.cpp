@@ -11,6 +11,13 @@ namespace framelift::weights {
 
 using pickle::Node;
 
+size_t max_state_dict_bytes(size_t file_size) {
+  // Each storage once (at most the file) plus as much again for views that need a copy (tied or
+  // sliced weights), over a floor for tiny files.
+  constexpr size_t kFloor = size_t{64} << 20;
+  return kFloor + 2 * file_size;
+}
+
 StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const std::string& label) {
   const pickle::Value* level = &checkpoint.pickle.root;
   const Node* dict = nullptr;
@@ -36,6 +43,7 @@ StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const 
   }
 
   std::map<std::string, at::Tensor> storages;  // shared by tensors that view the same storage
+  CopyBudget budget(max_state_dict_bytes(checkpoint.file_size), label);
   StateDict flat;
   for (const auto& [key, value] : dict->entries) {
     const auto* name = pickle::as<std::string>(key);
@@ -47,10 +55,10 @@ StateDict state_dict_from_checkpoint(const PickledCheckpoint& checkpoint, const 
       throw Error(ErrorKind::Model, str(label, ": tensor ", *name, ": storage ", ref.key, " is missing"));
     auto cached = storages.find(ref.key);
     if (cached == storages.end())
-      cached = storages.emplace(ref.key, storage_tensor(bytes->second, ref.dtype, label)).first;
+      cached = storages.emplace(ref.key, storage_tensor(bytes->second, ref.dtype, label, budget)).first;
     if (cached->second.scalar_type() != to_scalar_type(ref.dtype))
       throw Error(ErrorKind::Model, str(label, ": storage ", ref.key, " is used with two dtypes"));
-    flat[*name] = materialize(*tensor, cached->second, *name, label);
+    flat[*name] = materialize(*tensor, cached->second, *name, label, budget);
   }
   return unwrap_state_dict(std::move(flat), label);
 }

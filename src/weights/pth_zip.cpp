@@ -35,7 +35,7 @@ PickledCheckpoint read_zip_checkpoint(std::span<const uint8_t> bytes, const std:
     if (std::string_view(reinterpret_cast<const char*>(text.data()), text.size()) != "little")
       fail(label, "checkpoint was saved on a big-endian machine; that is not supported");
   }
-  PickledCheckpoint out{pickle::unpickle(zip.read(*zip.find(root + "data.pkl")), label), {}};
+  PickledCheckpoint out{pickle::unpickle(zip.read(*zip.find(root + "data.pkl")), label), {}, bytes.size()};
   for (const auto& ref : out.pickle.storages) {
     if (out.storages.count(ref.key)) continue;
     const ZipEntry* entry = zip.find(root + "data/" + ref.key);

@@ -99,9 +99,10 @@ StateDict parse(std::span<const uint8_t> bytes, const std::string& label) {
       in.fail(str("tensors ", slots[i - 1].name, " and ", slots[i].name, " overlap"));
 
   StateDict out;
+  CopyBudget budget(data.size(), label);  // tensors do not overlap: each byte is copied once
   for (const auto& slot : slots) {
     auto raw = data.subspan(static_cast<size_t>(slot.begin), static_cast<size_t>(slot.end - slot.begin));
-    at::Tensor flat = storage_tensor(raw, slot.dtype, label);
+    at::Tensor flat = storage_tensor(raw, slot.dtype, label, budget);
     out[slot.name] = flat.view(slot.shape);
   }
   return out;

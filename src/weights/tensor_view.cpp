@@ -11,8 +11,20 @@
 
 namespace framelift::weights {
 
-at::Tensor storage_tensor(std::span<const uint8_t> bytes, Dtype dtype, const std::string& label) {
+void CopyBudget::take(size_t bytes) {
+  if (bytes <= left_) {
+    left_ -= bytes;
+    return;
+  }
+  throw Error(ErrorKind::Model, str(label_, ": its tensors need more than ", total_ >> 20,
+                                    " MiB of memory, the most a file of its size may take ",
+                                    "(views of one storage copied many times?)"));
+}
+
+at::Tensor storage_tensor(std::span<const uint8_t> bytes, Dtype dtype, const std::string& label,
+                          CopyBudget& budget) {
   const size_t element = element_size(dtype);
+  budget.take(bytes.size());
   at::Tensor out = at::empty({static_cast<int64_t>(bytes.size() / element)},
                              at::TensorOptions().dtype(to_scalar_type(dtype)));
   if (!bytes.empty()) std::memcpy(out.data_ptr(), bytes.data(), out.numel() * element);
@@ -25,7 +37,7 @@ at::Tensor storage_tensor(std::span<const uint8_t> bytes, Dtype dtype, const std
 }
 
 at::Tensor materialize(const pickle::TensorRef& tensor, const at::Tensor& storage,
-                       const std::string& name, const std::string& label) {
+                       const std::string& name, const std::string& label, CopyBudget& budget) {
   auto fail = [&](const std::string& problem) -> at::Tensor {
     throw Error(ErrorKind::Model, str(label, ": tensor ", name, ": ", problem));
   };
@@ -59,6 +71,7 @@ at::Tensor materialize(const pickle::TensorRef& tensor, const at::Tensor& storag
   // The common case (a whole, contiguous storage) needs no second copy.
   if (tensor.offset == 0 && numel == limit && base == 0 && limit == available && view.is_contiguous())
     return storage.view(tensor.sizes);
+  budget.take(static_cast<size_t>(numel) * storage.element_size());
   return view.clone(at::MemoryFormat::Contiguous);
 }
 

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "util/error.h"
+#include "util/str.h"
 #include "weight_file_builder.h"
 #include "weights/pth.h"
 
@@ -132,6 +133,36 @@ TEST(PthSynthetic, WholeModelPicklesAndNonCheckpointsAreRefused) {
   list.proto(2).op(']').op('.');
   auto legacy = test::make_legacy_checkpoint(list.bytes(), {}, 4);
   EXPECT_NE(error_of(legacy, "list.pth").find("list.pth: checkpoint holds a list"), std::string::npos);
+}
+
+// {"w0": view, "w1": view, ...} of one `numel`-float storage: view i starts at offset(i) and holds
+// `size` floats.
+ByteString many_views_pickle(int views, int32_t numel, int32_t size, int32_t (*offset)(int, int32_t)) {
+  PickleBuilder p;
+  p.proto(2).op('}').op('(');
+  for (int i = 0; i < views; ++i)
+    p.str(str("w", i)).tensor("FloatStorage", "0", numel, offset(i, size), {size}, {1});
+  p.op('u').op('.');
+  return p.bytes();
+}
+
+TEST(PthSynthetic, ViewsOfOneStorageStayWithinABudgetTiedToTheFileSize) {
+  constexpr int32_t kNumel = 512 * 1024;  // a 2 MiB storage
+  const ByteString storage(static_cast<size_t>(kNumel) * 4, 0x3f);
+  // 400 views of nearly all of it: copied one by one that was 800 MB for a 2 MB file (issue 29,
+  // item 7: 10 MB made 3.8 GB). The budget (64 MiB + 2x the file) refuses it before copying.
+  auto overlapping = [](int, int32_t) -> int32_t { return 1; };
+  auto hostile = test::make_zip_checkpoint(many_views_pickle(400, kNumel, kNumel - 1, overlapping), {{"0", storage}});
+  const std::string error = error_of(hostile, "views.pth");
+  EXPECT_NE(error.find("views.pth: its tensors need more than"), std::string::npos) << error;
+  auto legacy = test::make_legacy_checkpoint(many_views_pickle(400, kNumel, kNumel - 1, overlapping), {{"0", storage}}, 4);
+  EXPECT_NE(error_of(legacy, "views-legacy.pth").find("its tensors need more than"), std::string::npos);
+  // Disjoint slices of one flat storage (how flattened-parameter optimisers save) all load.
+  auto disjoint = [](int i, int32_t size) -> int32_t { return i * size; };
+  auto flat = test::make_zip_checkpoint(many_views_pickle(400, kNumel, kNumel / 400, disjoint), {{"0", storage}});
+  const StateDict dict = load_pth_bytes(flat, "flat.pth");
+  EXPECT_EQ(dict.size(), 400u);
+  EXPECT_EQ(dict.at("w399").numel(), kNumel / 400);
 }
 
 TEST(PthSynthetic, CompressedZipEntriesAreRefusedClearly) {
