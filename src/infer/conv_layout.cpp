@@ -73,33 +73,21 @@ ConvChoice measure(const ConvShape& s, const at::Tensor& weight, const at::Tenso
   return c;
 }
 
+// A choice made without measuring. Returned as a prvalue: moving a named ConvChoice out of a
+// function with several returns made GCC 12 warn of a memcpy past its end (-Warray-bounds).
+ConvChoice unmeasured(bool chosen, ConvLayout layout, std::string why) {
+  return ConvChoice{chosen, layout, 0, 0, std::move(why)};
+}
+
 ConvChoice choose(const ConvShape& s, const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  ConvChoice c;
   const ConvLayoutPolicy policy = conv_layout_policy();
-  if (policy == ConvLayoutPolicy::Nchw) {
-    c.chosen = true;
-    c.layout = ConvLayout::Nchw;
-    c.why = "FRAMELIFT_CONV_LAYOUT=nchw";
-    return c;
-  }
-  if (!x.is_cpu()) {
-    c.why = "not on the CPU: the network's layout";
-    return c;
-  }
-  if (policy == ConvLayoutPolicy::ChannelsLast) {
-    c.why = "FRAMELIFT_CONV_LAYOUT=channels-last: the network's layout";
-    return c;
-  }
-  if (std::max(s.kh, s.kw) < kTimedKernel) {
-    c.why = str("kernel under ", kTimedKernel, "x", kTimedKernel, ": the network's layout");
-    return c;
-  }
-  if (policy == ConvLayoutPolicy::LargeNchw) {
-    c.chosen = true;
-    c.layout = ConvLayout::Nchw;
-    c.why = "FRAMELIFT_CONV_LAYOUT=large-nchw";
-    return c;
-  }
+  if (policy == ConvLayoutPolicy::Nchw) return unmeasured(true, ConvLayout::Nchw, "FRAMELIFT_CONV_LAYOUT=nchw");
+  if (!x.is_cpu()) return unmeasured(false, ConvLayout::ChannelsLast, "not on the CPU: the network's layout");
+  if (policy == ConvLayoutPolicy::ChannelsLast)
+    return unmeasured(false, ConvLayout::ChannelsLast, "FRAMELIFT_CONV_LAYOUT=channels-last: the network's layout");
+  if (std::max(s.kh, s.kw) < kTimedKernel)
+    return unmeasured(false, ConvLayout::ChannelsLast, str("kernel under ", kTimedKernel, "x", kTimedKernel, ": the network's layout"));
+  if (policy == ConvLayoutPolicy::LargeNchw) return unmeasured(true, ConvLayout::Nchw, "FRAMELIFT_CONV_LAYOUT=large-nchw");
   static std::mutex mutex;
   static std::map<ConvShape, ConvChoice> measured;
   // Held while measuring: two threads timing at once would slow each other's numbers.

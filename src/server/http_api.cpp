@@ -714,7 +714,9 @@ class Routes {
       const std::vector<ModelEntry> known = list_models();
       if (std::none_of(known.begin(), known.end(), [&](const ModelEntry& m) { return m.in_catalog && m.name == name; }))
         return error(res, 404, "model '" + name + "': not in the catalog (GET /api/models lists it)");
-      r = install_models({name}, {.download = c_.model_downloads});
+      ModelInstallOptions install;
+      install.download = c_.model_downloads;
+      r = install_models({name}, install);
     } catch (const Error& e) {
       return error(res, 500, e.what());
     }

@@ -109,7 +109,11 @@ void render_preview(const PreviewRequest& r, const std::filesystem::path& png) {
   for (int c = 0; c < 3; ++c)
     for (int y = 0; y < side.height; ++y)
       std::copy_n(&before->rgb[(size_t(c) * before->height + y) * before->width], half, &side.rgb[(size_t(c) * side.height + y) * side.width]);
-  Sink out(png.string(), after_shape, {.codec = "png", .pix_fmt = "rgb24", .overwrite = true});
+  SinkOptions png_options;
+  png_options.codec = "png";
+  png_options.pix_fmt = "rgb24";
+  png_options.overwrite = true;
+  Sink out(png.string(), after_shape, png_options);
   out.write(side);
   out.close();
 }

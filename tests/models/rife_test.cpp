@@ -111,7 +111,7 @@ void write_safetensors(const weights::StateDict& dict, const fs::path& file, con
   for (const auto& [key, t] : dict) {
     at::Tensor c = t.to(at::kFloat).contiguous();
     std::string shape;
-    for (int64_t d : c.sizes()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    for (int64_t d : c.sizes()) shape += framelift::str(shape.empty() ? "" : ",", d);
     header += framelift::str(header.size() > 1 ? "," : "", "\"", prefix, key, "\":{\"dtype\":\"F32\",\"shape\":[", shape,
                              "],\"data_offsets\":[", data.size(), ",", data.size() + c.numel() * 4, "]}");
     data.append(static_cast<const char*>(c.data_ptr()), c.numel() * 4);
