@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kLevels = 4;
 constexpr int kMultiple = 16;  // four stride-2 levels
+constexpr int64_t kMaxWidth = 4096;  // L's widest decoder is 432
 
 // conv + PReLU, upstream's convrelu(): "<p>.0" the convolution, "<p>.1" the slopes.
 struct ConvRelu {
@@ -206,9 +207,14 @@ std::optional<IfrnetShape> detect_ifrnet(const weights::StateDict& dict, const s
     s.decoder[l - 1] = conv_shape(dict, level_key("decoder", l, ".convblock.0.0.weight"), source)[0];
     s.side[l - 1] = conv_shape(dict, level_key("decoder", l, ".convblock.1.conv2.0.weight"), source)[0];
   }
-  if (s.first_kernel % 2 == 0)
-    throw Error(ErrorKind::Model, str(source, ": IFRNet layout: an even first kernel (", s.first_kernel, ")"));
+  // A weight file is untrusted: widths out of any plausible range are refused before a
+  // convolution sees them (0 channels) or a reader allocates them (2^40).
+  if (s.first_kernel % 2 == 0 || s.first_kernel > 15)
+    throw Error(ErrorKind::Model, str(source, ": IFRNet layout: first kernel ", s.first_kernel, " (odd, at most 15)"));
   for (int l = 1; l <= kLevels; ++l) {
+    for (const int64_t c : {s.encoder[l - 1], s.decoder[l - 1]})
+      if (c < 1 || c > kMaxWidth)
+        throw Error(ErrorKind::Model, str(source, ": IFRNet layout: level ", l, " is ", c, " channels wide (1 to ", kMaxWidth, ")"));
     if (s.side[l - 1] <= 0 || s.side[l - 1] > s.decoder[l - 1])
       throw Error(ErrorKind::Model, str(source, ": IFRNet layout: decoder", l, " has ", s.side[l - 1],
                                         " side channels of ", s.decoder[l - 1]));

@@ -113,6 +113,18 @@ TEST(Ifrnet, AChangedShapeIsRefusedNamingTheTensor) {
   dict = framelift::weights::load_weights(file);
   dict["decoder1.extra.weight"] = at::zeros({1});
   EXPECT_THROW(fm::build_ifrnet(dict, "test.pth"), framelift::Error);  // a tensor the network would not use
+  // Widths no network has (an untrusted file): refused by detection, before any convolution.
+  for (const int64_t width : {int64_t(0), int64_t(1) << 40}) {
+    dict = framelift::weights::load_weights(file);
+    dict["encoder.pyramid2.0.0.weight"] = at::zeros({1, 1, 1, 1}).expand({width, 24, 3, 3});
+    try {
+      fm::detect_ifrnet(dict, "test.pth");
+      ADD_FAILURE() << "width " << width << " was taken";
+    } catch (const framelift::Error& e) {
+      EXPECT_EQ(e.kind(), framelift::ErrorKind::Model);
+      EXPECT_NE(std::string(e.what()).find("channels wide"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The planner prices each variant by its own widths: every convolution's weights counted (the
