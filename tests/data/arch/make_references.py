@@ -812,11 +812,9 @@ def main():
     if not args and not ifrnet:
         sys.exit(__doc__)
     # Without a spandrel checkout (IFRNet alone), every name given is an IFRNet one.
-    spandrel = args[0] if args and args[0] not in configs else None
-    if spandrel is None:
-        args.insert(0, None)
-        wanted = args[1:] or list(configs)
-        return make_all(configs, wanted)
+    if not args or args[0] in configs:
+        return make_all(configs, args or list(configs))
+    spandrel = args[0]
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
     configs.update(hat_configs(spandrel))
