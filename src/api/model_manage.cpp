@@ -34,6 +34,7 @@ library::DetectedModel detect(const fs::path& file) {
   if (j.contains("native") && j["native"].is_object()) {
     d.architecture = j["native"].value("arch", "");
     d.scale = j["native"].value("scale", 0);
+    if (j["native"].value("frames_per_call", 1) == 2) d.task = "interpolate";  // IFRNet
   }
   if (j.contains("graph")) {
     if (d.architecture.empty()) d.architecture = "ncnn";  // a graph framelift runs, not a known native net

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "library/catalog.h"
+#include "models/ifrnet.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
 #include "pipeline/option_schema.h"
@@ -34,7 +35,13 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
   if (stage == "interpolate") {
     n.arch = "rife";
     try {
-      n.params = models::rife_arch_params(weights::load_weights(file), file.string());  // 4.6 or 4.22+
+      const weights::StateDict dict = weights::load_weights(file);
+      if (const auto ifrnet = models::detect_ifrnet(dict, file.string())) {
+        n.arch = "ifrnet";
+        n.params = models::ifrnet_arch_params(*ifrnet);
+        return n;
+      }
+      n.params = models::rife_arch_params(dict, file.string());  // 4.6 or 4.22+
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;  // an ncnn graph: 4.6's walk
     }

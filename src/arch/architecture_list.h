@@ -2,8 +2,9 @@
 // The one list of architectures. Adding one is its own files plus one line here:
 //   NETWORK(id)      a declaration, id_declaration() in src/arch/ID.cpp, and a network,
 //                    id_architecture() in src/models/ (detector and builder);
-//   DECLARATION(id)  a declaration whose network is built elsewhere (RIFE: src/models/rife_native.cpp
-//                    is an interpolator, found by version rather than detected).
+//   DECLARATION(id)  a declaration whose network is built elsewhere (RIFE: src/models/rife_native.cpp,
+//                    IFRNet: src/models/ifrnet.cpp are interpolators, opened by open_interpolator
+//                    rather than the image registry).
 // Every table that needs the list expands it (arch/declarations.cpp, models/builtin_architectures.cpp),
 // so the tables cannot drift apart, and two people adding architectures touch only this file in
 // common, a line each.
@@ -35,4 +36,5 @@
   NETWORK(drct)                                       \
   NETWORK(srformer)                                   \
   NETWORK(atd)                                        \
-  DECLARATION(rife)
+  DECLARATION(rife)                                   \
+  DECLARATION(ifrnet)

@@ -9,6 +9,13 @@ namespace framelift::arch {
 FRAMELIFT_ARCHITECTURES(FRAMELIFT_DECLARE, FRAMELIFT_DECLARE)
 #undef FRAMELIFT_DECLARE
 
+// A frame interpolator's declaration (RIFE, IFRNet): two frames a call, scale 1, every precision,
+// no detection axes (open_interpolator, not the image registry, reads their files), and the walk's
+// cost with the fixed per-call cost their many small layers at 1/16 to 1/2 of the frame have:
+// 40 000 px, set for RIFE between the CPUs measured (docs/planner.md).
+Declaration interpolator_declaration(std::string name, std::string description,
+                                     std::function<ArchCost(const ArchParams&)> walk);
+
 // SwinIR's walk (swinir.cpp), with Swin2SR's 1x1 patch embeddings where patch_embeddings is set.
 ArchCost swinir_walk(const std::string& arch, int scale, const ArchParams& p, bool patch_embeddings);
 

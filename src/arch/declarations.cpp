@@ -15,6 +15,22 @@ const std::vector<Declaration>& declarations() {
   return table;
 }
 
+Declaration interpolator_declaration(std::string name, std::string description,
+                                     std::function<ArchCost(const ArchParams&)> walk) {
+  return {.name = std::move(name),
+          .description = std::move(description),
+          .scales = {1},
+          .frames_per_call = 2,
+          .walk =
+              [walk = std::move(walk)](int, const ArchParams& p) {
+                ArchCost c = walk(p);
+                c.call_overhead_px = 40000;
+                return c;
+              },
+          .axes = {},
+          .constraints = {}};
+}
+
 const char* precision_name(Precision p) {
   switch (p) {
     case Precision::Fp32: return "fp32";

@@ -69,25 +69,13 @@ ArchCost walk_with_encoder(const ArchParams& p) {
   return w.finish("rife", 1, 0, v.modulo, false);
 }
 
-ArchCost walk(int, const ArchParams& p) {
-  ArchCost c = p.get("features", 0) > 0 ? walk_with_encoder(p) : walk_v46();
-  c.call_overhead_px = 40000;
-  return c;
-}
+ArchCost walk(const ArchParams& p) { return p.get("features", 0) > 0 ? walk_with_encoder(p) : walk_v46(); }
 
 }  // namespace
 
 // bf16 on the CPU keeps three fp32 islands (src/infer/fp32_islands.h): the input padding and the
 // transposed convolutions, which libtorch 1.13 has no bf16 kernel for, and the warp's sampling
 // grid, which needs fp32's resolution for sub-pixel flow (src/models/backward_warp.cpp).
-Declaration rife_declaration() {
-  return {.name = "rife",
-          .description = "RIFE 4.x frame interpolation (IFNet)",
-          .scales = {1},
-          .frames_per_call = 2,
-          .walk = walk,
-          .axes = {},
-          .constraints = {}};
-}
+Declaration rife_declaration() { return interpolator_declaration("rife", "RIFE 4.x frame interpolation (IFNet)", walk); }
 
 }  // namespace framelift::arch

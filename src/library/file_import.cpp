@@ -74,7 +74,7 @@ InstalledModel import_model_file(ModelCache& cache, const Catalog& catalog, cons
     manifest.name = name;
     manifest.architecture = detected.architecture;
     manifest.scale = detected.scale;
-    manifest.task = detected.scale > 1 ? "upscale" : "restore";
+    manifest.task = !detected.task.empty() ? detected.task : detected.scale > 1 ? "upscale" : "restore";
     const std::string ext = lower_extension(paths.front());
     manifest.format = ext == ".param" ? "ncnn" : ext.substr(1);
   }

@@ -15,6 +15,7 @@ namespace framelift::library {
 struct DetectedModel {
   std::string architecture;  // framelift's architecture name (src/models)
   int scale = 0;             // output/input size; 1 for restoration models
+  std::string task;          // "interpolate" for interpolators; "" leaves it to the scale
 };
 
 // The files that make up the model `file` names: itself, plus the .bin next to a .param (or the

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "infer/fp32_islands.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -25,6 +26,12 @@ at::Tensor backward_warp(const at::Tensor& image, const at::Tensor& flow) {
   at::Tensor grid = at::stack({gx.expand({n, h, w}), gy.expand({n, h, w})}, 3);
   at::Tensor out = at::grid_sampler(image.to(at::kFloat), grid, /*bilinear*/ 0, /*border*/ 1, /*align_corners*/ true);
   return out.to(image.scalar_type());
+}
+
+at::Tensor resize_bilinear(const at::Tensor& x, double factor) {
+  if (factor == 1.0) return x;
+  const int64_t h = static_cast<int64_t>(x.size(2) * factor), w = static_cast<int64_t>(x.size(3) * factor);
+  return infer::upsample_bilinear2d(x, {h, w}, false, factor, factor);
 }
 
 }  // namespace framelift::models

@@ -12,4 +12,9 @@ namespace framelift::models {
 // image [N, C, H, W], flow [N, 2, H, W] (x then y displacement). Returns the image's dtype.
 at::Tensor backward_warp(const at::Tensor& image, const at::Tensor& flow);
 
+// Bilinear resize by a factor, as F.interpolate(scale_factor=f, mode="bilinear") does it (sizes
+// floored, the factor itself used for the sampling positions): how the flow networks (RIFE,
+// IFRNet) move flows and frames between pyramid levels. x unchanged for a factor of 1.
+at::Tensor resize_bilinear(const at::Tensor& x, double factor);
+
 }  // namespace framelift::models

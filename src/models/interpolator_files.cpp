@@ -7,11 +7,13 @@
 #include "library/model_cache.h"
 #include "library/model_locator.h"
 #include "models/frame_interpolator.h"
+#include "models/ifrnet.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
 #include "models/rife_ncnn.h"
 #include "util/error.h"
 #include "util/str.h"
+#include "weights/load_weights.h"
 
 namespace fs = std::filesystem;
 
@@ -39,6 +41,14 @@ std::unique_ptr<FrameInterpolator> open_rife_ncnn(const fs::path& param, const f
   }
 }
 
+// A state dict is IFRNet's when its detector claims it (its encoder pyramid and decoders), else
+// RIFE's flownet (which names what it expected when it is not one either).
+std::unique_ptr<FrameInterpolator> open_state_dict(const fs::path& file) {
+  const weights::StateDict dict = weights::load_weights(file);
+  if (detect_ifrnet(dict, file.string())) return build_ifrnet(dict, file.string());
+  return build_rife_native(dict, file.string());
+}
+
 std::unique_ptr<FrameInterpolator> open_folder(const fs::path& dir) {
   if (fs::exists(dir / "flownet.param")) return open_rife_ncnn(dir / "flownet.param", dir / "flownet.bin");
   for (const char* name : {"flownet.pkl", "flownet.pth"})
@@ -56,8 +66,9 @@ std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_
     const std::string ext = path.extension().string();
     if (ext == ".param" || ext == ".bin")
       return open_rife_ncnn(fs::path(path).replace_extension(".param"), fs::path(path).replace_extension(".bin"));
-    if (ext == ".pkl" || ext == ".pth" || ext == ".pt" || ext == ".safetensors") return load_rife_native(path);
-    throw Error(ErrorKind::Model, str(path.string(), ": not a RIFE model (ncnn flownet.param, or a flownet.pkl state dict)"));
+    if (ext == ".pkl" || ext == ".pth" || ext == ".pt" || ext == ".safetensors") return open_state_dict(path);
+    throw Error(ErrorKind::Model, str(path.string(), ": not an interpolation model (RIFE's ncnn flownet.param, or a "
+                                                     "RIFE flownet.pkl or IFRNet .pth state dict)"));
   }
   // Names: the version folder as rife-ncnn-vulkan names it.
   static const std::map<std::string, std::string> aliases = {{"rife", "rife-v4.6"}, {"rife-4.6", "rife-v4.6"},
@@ -72,7 +83,7 @@ std::unique_ptr<FrameInterpolator> open_interpolator(const std::string& name_or_
       const std::string ext = main.extension().string();
       if (ext == ".param" || ext == ".bin")
         return open_rife_ncnn(fs::path(main).replace_extension(".param"), fs::path(main).replace_extension(".bin"));
-      return load_rife_native(main);
+      return open_state_dict(main);
     }
   }
   for (const fs::path& dir : rife_folders())

@@ -7,6 +7,7 @@
 
 #include "library/model_locator.h"
 #include "models/architecture_registry.h"
+#include "models/ifrnet.h"
 #include "models/layer_report.h"
 #include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
@@ -153,7 +154,13 @@ std::string describe_model_file(const std::string& name_or_path, bool cpu_paths)
     }
   } else {
     j["format"] = ext.substr(1);
-    j["native"] = nlohmann::ordered_json::parse(describe_model(weights::load_weights(file), file.string()));
+    const weights::StateDict dict = weights::load_weights(file);
+    // An interpolator is no image network: its own description, and no CPU layer report below.
+    if (const auto ifrnet = detect_ifrnet(dict, file.string())) {
+      j["native"] = nlohmann::ordered_json::parse(describe_ifrnet(*ifrnet, dict));
+      return j.dump(2);
+    }
+    j["native"] = nlohmann::ordered_json::parse(describe_model(dict, file.string()));
   }
   if (cpu_paths) {
     const std::unique_ptr<ImageModel> model = open_file(file);

@@ -24,12 +24,7 @@ constexpr int kBlocks = 4;  // 4.6
 constexpr int kResConvs = 8;
 constexpr double kSlope = 0.2;
 
-// Bilinear resize by a factor, as F.interpolate(scale_factor=f, mode="bilinear") does it.
-at::Tensor resize(const at::Tensor& x, double factor) {
-  if (factor == 1.0) return x;
-  const int64_t h = static_cast<int64_t>(x.size(2) * factor), w = static_cast<int64_t>(x.size(3) * factor);
-  return infer::upsample_bilinear2d(x, {h, w}, false, factor, factor);
-}
+at::Tensor resize(const at::Tensor& x, double factor) { return resize_bilinear(x, factor); }
 
 // One level of the flow pyramid: two stride-2 convs, eight residual convs with a learned per-channel
 // scale (beta), a stride-2 deconvolution and a pixel shuffle, run at 1/scale of the frame. Its

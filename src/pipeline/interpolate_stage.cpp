@@ -1,4 +1,4 @@
-// `interpolate`: frame interpolation with RIFE to a new frame rate (factor=N or fps=F).
+// `interpolate`: frame interpolation with RIFE or IFRNet to a new frame rate (factor=N or fps=F).
 //
 // Retiming works on timestamps, not frame indices: output frame k is the picture at time
 // t0 + k / rate, made from the two input frames around that time with RIFE's timestep set to
@@ -227,7 +227,7 @@ OptionSchema interpolate_options() {
 
 }  // namespace
 
-FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE to a higher or any frame rate",
+FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE or IFRNet to a higher or any frame rate",
                          interpolate_options(),
                          [](const OptionValues& o) { return std::make_unique<InterpolateStage>(o); });
 

@@ -47,6 +47,8 @@ Calibration::Calibration() {
   efficiency_[{"", "waifu2x_upconv7"}] = 0.25;
   // RIFE runs many small layers at 1/8-1/2 size: launch-bound on fast GPUs.
   efficiency_[{"", "rife"}] = 0.15;
+  // IFRNet's decoders are alike (48-432 channels at 1/16-1/2 size): RIFE's figure, not measured.
+  efficiency_[{"", "ifrnet"}] = 0.15;
 }
 
 double Calibration::compute_efficiency(const Device& d, const std::string& arch, const std::string& precision) const {

@@ -1,6 +1,6 @@
 // Frame interpolation end to end with the real RIFE 4.6 weights: frame counts and exact output
 // timestamps, VFR input, audio staying in sync, scene cuts never morphed, and motion that lands
-// between the two input positions.
+// between the two input positions; IFRNet files through run, a job, models info and plan.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,6 +51,19 @@ double mean_abs_diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& 
   return s / a.size() / 255.0;
 }
 
+// The planner's seconds per frame on the local CPU for interpolate:model=MODEL:factor=2, in fp32
+// (on a CPU with AMX the bf16 peak makes the multiply-adds of small frames nearly free).
+double planned_cpu_seconds(const std::filesystem::path& in, const std::string& model) {
+  auto p = framelift("--log-level warn plan -i " + shell_quote(in) + " --pipeline 'interpolate:model=" + model +
+                     ":factor=2' --local --gpu cpu --json -c ffv1 --precision fp32");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  const auto j = nlohmann::json::parse(p.output.substr(p.output.find('{')));
+  for (const auto& row : j["rows"])
+    if (row["gpu"] == "cpu") return row["stages"][0]["seconds_per_frame"].get<double>();
+  ADD_FAILURE() << p.output;
+  return 0.0;
+}
+
 void expect_even(const std::vector<double>& t, double rate) {
   for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(t[i] - t[0], i / rate, 1e-3) << "frame " << i;
 }
@@ -84,21 +97,11 @@ TEST(Interpolate, AFlownetFileOfRife425RunsAndIsPriced) {
                      ":factor=2'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(frame_times(out).size(), 12u);
-  auto plan = [&](const std::string& m) {
-    auto p = framelift("--log-level warn plan -i " + shell_quote(in) + " --pipeline 'interpolate:model=" + m +
-                       ":factor=2' --local --gpu cpu --json -c ffv1 --precision fp32");
-    EXPECT_EQ(p.exit_code, 0) << p.output;
-    const auto j = nlohmann::json::parse(p.output.substr(p.output.find('{')));
-    for (const auto& row : j["rows"])
-      if (row["gpu"] == "cpu") return row["stages"][0]["seconds_per_frame"].get<double>();
-    ADD_FAILURE() << p.output;
-    return 0.0;
-  };
   // The narrow blocks (32..8 channels) cost a fraction of 4.6's (192..64): a thirtieth of the
   // multiply-adds, the warps and resizes alike; priced as 4.6 they would cost the same. In fp32:
   // on a CPU with AMX the bf16 peak makes the multiply-adds of so small a frame nearly free, and
   // the memory term, not the blocks, decides the price.
-  const double narrow = plan(model), v46 = plan("rife-v4.6");
+  const double narrow = planned_cpu_seconds(in, model), v46 = planned_cpu_seconds(in, "rife-v4.6");
   EXPECT_GT(narrow, 0);
   EXPECT_LT(narrow, 0.5 * v46);
 }
@@ -296,6 +299,51 @@ TEST(Interpolate, Bf16RunsWithFp32IslandsAndSaysSo) {
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(a.size(), 8u);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_LT(mean_abs_diff(a[i], b[i]), 0.01) << "frame " << i;
+}
+
+// IFRNet checkpoints (the committed seeded S and base, checked against upstream in
+// tests/models/ifrnet_test.cpp) as interpolate:model=FILE: `run` without a job and as a job of
+// several segments give the same frames at exact timestamps, `models info` names the variant, and
+// the planner prices each from its widths.
+std::string ifrnet_file(const char* variant) {
+  return (source_dir() / "tests" / "data" / "arch" / (std::string("ifrnet-") + variant + ".pth")).string();
+}
+
+TEST(Interpolate, AnIfrnetFileRunsAsAPassAndAsAJobOfSegments) {
+  auto dir = temp_dir("interp-ifrnet");
+  auto in = small_clip(dir, "24", 10);
+  const std::string common = "run -y -i " + shell_quote(in) + " -c ffv1 --progress none --pipeline 'interpolate:model=" +
+                             ifrnet_file("s") + ":factor=2:scene=0'";  // the clip opens on a cut
+  auto pass = framelift(common + " -o " + shell_quote(dir / "pass.mkv") + " --no-job");
+  ASSERT_EQ(pass.exit_code, 0) << pass.output;
+  EXPECT_NE(pass.output.find("(ifrnet S)"), std::string::npos) << pass.output;
+  auto t = frame_times(dir / "pass.mkv");
+  EXPECT_EQ(t.size(), 20u);
+  expect_even(t, 48.0);
+  auto job = framelift(common + " -o " + shell_quote(dir / "job.mkv") + " --segment-frames 4");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const auto a = framemd5(dir / "pass.mkv", "0:v", false), b = framemd5(dir / "job.mkv", "0:v", false);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].md5, b[i].md5) << "frame " << i;
+  EXPECT_NE(a[1].md5, a[0].md5) << "frame 1 is frame 0 again, not an interpolation";
+}
+
+TEST(Interpolate, ModelsInfoNamesIfrnetAndItsVariant) {
+  for (const auto& [file, variant] : {std::pair{"s", "S"}, std::pair{"base", "base"}}) {
+    auto r = framelift("models info " + shell_quote(ifrnet_file(file)));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    EXPECT_EQ(j["native"]["arch"], "ifrnet") << r.output;
+    EXPECT_EQ(j["native"]["variant"], variant) << r.output;
+  }
+}
+
+TEST(Interpolate, ThePlannerPricesIfrnetByItsWidths) {
+  auto dir = temp_dir("interp-ifrnet-plan");
+  auto in = small_clip(dir, "24", 4);
+  const double s = planned_cpu_seconds(in, ifrnet_file("s")), base = planned_cpu_seconds(in, ifrnet_file("base"));
+  EXPECT_GT(s, 0);
+  EXPECT_LT(s, base);
 }
 
 }  // namespace

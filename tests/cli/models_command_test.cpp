@@ -194,6 +194,23 @@ TEST_F(ModelLibrary, CommunityArchitecturesImportRunAndDenoise) {
   EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
+// An IFRNet file imported under a name is an interpolation model: listed with that task, and
+// `interpolate:model=NAME` opens it as IFRNet (tests/models/ifrnet_test.cpp checks the network).
+TEST_F(ModelLibrary, AnImportedIfrnetIsAnInterpolationModelByName) {
+  auto r = run("models import " + shell_quote(source_dir() / "tests" / "data" / "arch" / "ifrnet-s.pth") + " --name my-ifrnet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto listed = list_json("--installed");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["architecture"], "ifrnet");
+  EXPECT_EQ(listed[0]["task"], "interpolate");
+  const auto out = dir_ / "x2.mkv";
+  r = run("run -i " + shell_quote(media("cfr_8bit.mkv")) + " -o " + shell_quote(out) +
+          " --pipeline interpolate:model=my-ifrnet --frames 4 -c ffv1 --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(ifrnet S)"), std::string::npos) << r.output;
+  EXPECT_EQ(count_frames(out), 8);
+}
+
 // The transformer SR architectures added last (tests/models/arch_{drct,srformer,atd}_test.cpp)
 // through `models info` and `upscale:model=FILE` on a real clip: detected by name, the output at
 // the model's scale. ATD declares fp32 only (its bf16 does not hold): the default runs it in fp32

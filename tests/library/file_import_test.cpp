@@ -16,7 +16,7 @@ TEST(FileImport, CommunityCheckpointUnderItsStemOrAName) {
   library::ModelCache cache(test::temp_dir("file") / "models");
   const library::Catalog catalog = test::real_catalog();
   // What the CLI's detector reports for it (models::describe_model_file; tested in tests/cli).
-  const library::DetectedModel detected{"srvgg_compact", 2};
+  const library::DetectedModel detected{"srvgg_compact", 2, ""};
 
   bool unchanged = true;
   auto mine = library::import_model_file(cache, catalog, pth, "my-aniscale", detected, &unchanged);
@@ -54,14 +54,14 @@ TEST(FileImport, NcnnParamBringsItsBin) {
   fs::copy_file(test::real_esrgan_models() / "realesr-animevideov3-x3.param", dir / "anime3.param");
   library::ModelCache cache(dir / "models");
   try {
-    library::import_model_file(cache, test::real_catalog(), dir / "anime3.param", "anime3", {"srvgg_compact", 3});
+    library::import_model_file(cache, test::real_catalog(), dir / "anime3.param", "anime3", {"srvgg_compact", 3, ""});
     FAIL() << "a .param without its .bin was imported";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("anime3.param: an ncnn model needs both anime3.param and anime3.bin"), std::string::npos)
         << e.what();
   }
   fs::copy_file(test::real_esrgan_models() / "realesr-animevideov3-x3.bin", dir / "anime3.bin");
-  auto m = library::import_model_file(cache, test::real_catalog(), dir / "anime3.bin", "anime3", {"srvgg_compact", 3});
+  auto m = library::import_model_file(cache, test::real_catalog(), dir / "anime3.bin", "anime3", {"srvgg_compact", 3, ""});
   EXPECT_EQ(m.format, "ncnn");
   EXPECT_EQ(m.main_file(), cache.root() / "anime3" / "anime3.param");
   EXPECT_EQ(net::sha256_file(cache.root() / "anime3" / "anime3.bin"), net::sha256_file(dir / "anime3.bin"));

@@ -41,10 +41,13 @@ class PolicyScope {
   ~PolicyScope() { fi::set_conv_layout_policy(std::nullopt); }
 };
 
+// RIFE's and IFRNet's checkpoints are interpolators' (open_interpolator), not image networks.
+bool interpolator(const std::string& stem) { return stem.rfind("rife-", 0) == 0 || stem.rfind("ifrnet-", 0) == 0; }
+
 std::vector<fs::path> image_references() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(ft::arch_reference_dir()))
-    if (e.path().extension() == ".pth" && e.path().stem().string().rfind("rife-", 0) != 0) out.push_back(e.path());
+    if (e.path().extension() == ".pth" && !interpolator(e.path().stem().string())) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }

