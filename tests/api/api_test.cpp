@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -173,6 +174,12 @@ TEST(Api, PipelineFromMemoryMatchesTheCliAndResetRepeatsIt) {
   }
 }
 
+// The output folder's free space, which the plan's disk line states, changes while other tests
+// write beside it: the two plans compared are the same but for that figure.
+std::string without_free_space(const std::string& plan_text) {
+  return std::regex_replace(plan_text, std::regex("has [0-9.]+ [kMGT]?B free"), "has N free");
+}
+
 // The planner through the API, on the pipeline `run` takes: every catalog offer ranked, one
 // recommended, a filter graph flagged rather than refused, the same text the CLI prints.
 TEST(Api, PlanJobRanksOffersForThePipelineRunTakes) {
@@ -201,7 +208,8 @@ TEST(Api, PlanJobRanksOffersForThePipelineRunTakes) {
                         &cli),
             0)
       << cli;
-  EXPECT_EQ(cli, p.text);
+  EXPECT_NE(p.text.find(" free"), std::string::npos) << p.text;
+  EXPECT_EQ(without_free_space(cli), without_free_space(p.text));
   q.pipeline = "resize:scale=0";
   try {
     framelift::plan_job(q);
