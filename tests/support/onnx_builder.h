@@ -100,7 +100,10 @@ inline Proto value_info(const std::string& name, const std::vector<int64_t>& dim
   Proto shape;
   for (size_t k = 0; k < dims.size(); ++k) {
     Proto d;
-    if (dims[k] < 0) d.string(2, "d" + std::to_string(k));
+    // Appended, not "d" + to_string(): GCC 12 warns falsely on the operator+ (-Wstringop-overflow).
+    std::string symbol = "d";
+    symbol += std::to_string(k);
+    if (dims[k] < 0) d.string(2, symbol);
     else d.varint(1, static_cast<uint64_t>(dims[k]));
     shape.message(1, d);
   }
