@@ -1,0 +1,106 @@
+// framelift's ONNX interpreter against ONNX Runtime on networks exported by PyTorch
+// (onnx_ort_check.sh makes the cases: onnx_cases.py exports them, onnx_ort.js runs ONNX Runtime).
+// Without FRAMELIFT_ONNX_CASES (the plain test_models run) these tests skip; the CTest test
+// onnx_ort_reference sets it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "arch_support.h"
+#include "cli/cli_runner.h"
+#include "infer/tiler.h"
+#include "models/model_files.h"
+#include "support/media_check.h"
+#include "support/test_paths.h"
+
+namespace framelift::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path cases_dir() {
+  const char* dir = std::getenv("FRAMELIFT_ONNX_CASES");
+  return dir ? fs::path(dir) : fs::path();
+}
+
+at::Tensor read_f32(const fs::path& file, std::vector<int64_t> shape) {
+  std::ifstream in(file, std::ios::binary);
+  at::Tensor t = at::empty(shape, at::kFloat);
+  in.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(t.numel() * 4));
+  EXPECT_TRUE(in.good()) << file;
+  return t;
+}
+
+nlohmann::json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
+// Whole frame and, where the case names a tile size, tiled (tile seams inside the frame): both
+// within 50 dB of ONNX Runtime's fp32 output. Each case prints its figures.
+TEST(OnnxOrt, EveryExportAgreesWithOnnxRuntimeWholeAndTiled) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set (ctest -R onnx_ort_reference runs this)";
+  const nlohmann::json cases = read_json(dir / "cases.json"), ort = read_json(dir / "ort.json");
+  ASSERT_FALSE(cases.empty());
+  for (const auto& c : cases) {
+    const std::string name = c["case"];
+    SCOPED_TRACE(name);
+    const at::Tensor x = read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>());
+    const auto& ref_info = ort.at(name);
+    const at::Tensor ref = read_f32(dir / ref_info["output"].get<std::string>(), ref_info["shape"].get<std::vector<int64_t>>());
+    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
+    const at::Tensor whole = model->forward(x);
+    ASSERT_EQ(whole.sizes(), ref.sizes());
+    const double whole_db = test::psnr_in_range(whole, ref);
+    EXPECT_GE(whole_db, 50.0);
+    std::string line = name + ": whole " + std::to_string(whole_db) + " dB";
+    if (const int tile = c["tile"]; tile > 0) {
+      const int overlap = c["overlap"];
+      const at::Tensor tiled = infer::upscale_tiled(*model, x, {tile, overlap, 1});
+      const double tiled_db = test::psnr_in_range(tiled, ref);
+      EXPECT_GE(tiled_db, 50.0) << "tile " << tile << ", overlap " << overlap;
+      line += ", tiled (" + std::to_string(tile) + " px, overlap " + std::to_string(overlap < 0 ? model->info().tile_overlap : overlap) +
+              ") " + std::to_string(tiled_db) + " dB";
+    }
+    std::cout << "onnx_ort: " << line << "\n";
+  }
+}
+
+TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
+  auto r = test::framelift("models info " + test::shell_quote(dir / "compact_op17.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["format"], "onnx");
+  EXPECT_EQ(j["opset"], 17);
+  EXPECT_EQ(j["graph"]["scale"], 4);
+  EXPECT_EQ(j["graph"]["in_channels"], 3);
+  EXPECT_EQ(j["operators"]["Conv"], 6);
+  EXPECT_EQ(j["operators"]["PRelu"], 5);
+}
+
+// The CLI end to end on real footage: `upscale -m file.onnx`, whole and in tiles, the output 4x.
+TEST(OnnxOrt, UpscaleRunsAnOnnxFileOnARealClip) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
+  const fs::path out = test::temp_dir("onnx_upscale");
+  for (const std::string tile : {"0", "64"}) {
+    const fs::path file = out / ("out_tile" + tile + ".mkv");
+    auto r = test::framelift("upscale -i " + test::shell_quote(test::media("real_megamind.mkv")) + " -o " + test::shell_quote(file) +
+                             " -m " + test::shell_quote(dir / "compact_op13.onnx") + " --frames 2 --tile " + tile);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto probe = test::ffprobe(file);
+    const auto source = test::ffprobe(test::media("real_megamind.mkv"));
+    EXPECT_EQ(probe["streams"][0]["width"].get<int>(), 4 * source["streams"][0]["width"].get<int>());
+    EXPECT_EQ(probe["streams"][0]["height"].get<int>(), 4 * source["streams"][0]["height"].get<int>());
+  }
+}
+
+}  // namespace
+}  // namespace framelift::models
