@@ -13,12 +13,21 @@ struct CliResult {
   std::string output;  // stdout + stderr
 };
 
-inline CliResult framelift(const std::string& args) {
-  CliResult r;
-  r.exit_code = run_command("'" + cli_path().string() + "' " + args, &r.output);
-  return r;
+// Built by appending: GCC 12 inlines "'" + string&& into a false -Wstringop-overflow in some callers.
+inline std::string shell_quote(const std::filesystem::path& p) {
+  std::string q = "'";
+  q += p.string();
+  q += "'";
+  return q;
 }
 
-inline std::string shell_quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+inline CliResult framelift(const std::string& args) {
+  CliResult r;
+  std::string command = shell_quote(cli_path());
+  command += ' ';
+  command += args;
+  r.exit_code = run_command(command, &r.output);
+  return r;
+}
 
 }  // namespace framelift::test

@@ -71,6 +71,29 @@ TEST(OnnxOrt, EveryExportAgreesWithOnnxRuntimeWholeAndTiled) {
   }
 }
 
+// bf16 as --precision bf16 runs it (weights and activations bf16, Cast kept in bf16, the fp32
+// islands): within 30 dB of ONNX Runtime's fp32, the bound the native architectures' bf16 checks
+// use (tests/models/arch_*_test.cpp); 25 for the GridSample modes (onnx_cases.py says why).
+TEST(OnnxOrt, Bf16RunsStayWithin30dBOfOnnxRuntime) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
+  const nlohmann::json cases = read_json(dir / "cases.json"), ort = read_json(dir / "ort.json");
+  for (const auto& c : cases) {
+    const std::string name = c["case"];
+    SCOPED_TRACE(name);
+    const at::Tensor x = read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>());
+    const auto& ref_info = ort.at(name);
+    const at::Tensor ref = read_f32(dir / ref_info["output"].get<std::string>(), ref_info["shape"].get<std::vector<int64_t>>());
+    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
+    model->to(at::kCPU, at::kBFloat16);
+    const at::Tensor y = model->forward(x);
+    EXPECT_EQ(y.scalar_type(), at::kFloat);
+    const double db = test::psnr_in_range(y, ref);
+    EXPECT_GE(db, c["bf16_db"].get<double>());
+    std::cout << "onnx_ort: " << name << ": bf16 " << db << " dB\n";
+  }
+}
+
 TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
   const fs::path dir = cases_dir();
   if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
