@@ -300,6 +300,36 @@ class DenseOps(nn.Module):
         return self.out(self.inorm(f))
 
 
+class MiscOps(nn.Module):
+    """The rest of the operator table as PyTorch exports it: pooling, the other activations and
+    unary functions, comparisons and Where, Max/Min, Split (chunk), negative-step Slice (flip),
+    Tile (repeat), Expand, Range (arange over a dynamic size), Flatten/Gemm, LogSoftmax and the
+    other reductions."""
+
+    def __init__(self, c=6):
+        super().__init__()
+        self.inp = conv(3, c)
+        self.fc = nn.Linear(c, c)
+        self.out = conv(8 * c, 3)
+
+    def forward(self, x):
+        f = self.inp(x)
+        b, c, h, w = f.shape
+        a, bb = torch.chunk(f, 2, dim=1)
+        g = torch.cat([F.elu(a), F.hardsigmoid(bb)], 1)
+        pooled = F.max_pool2d(f, 3, 1, 1) + F.avg_pool2d(f, 3, 1, 1, count_include_pad=False)
+        unary = torch.exp(-f.abs()) + torch.sqrt(f * f + 1) + torch.log(f * f + 1) + torch.reciprocal(f * f + 2)
+        unary = unary + torch.floor(f * 3) / 3 - torch.ceil(f * 2) / 2 + torch.sin(f) * torch.cos(f) + F.softplus(-f)
+        gated = torch.where(torch.eq(torch.round(f), 0) | (f > 1.5), f, -f) + torch.maximum(f, g) - torch.minimum(f, -g)
+        flipped = torch.flip(f, [3]) + F.hardswish(f)
+        ramp = torch.arange(w, dtype=torch.float32).view(1, 1, 1, w).expand(b, 1, h, w) / 64.0
+        tiled = f[:, :1].repeat(1, c, 1, 1) * ramp
+        stats = self.fc(f.mean(dim=(2, 3)))  # Gemm over the flattened channels
+        attn = torch.log_softmax(f, dim=1) + f.amax(dim=1, keepdim=True) - f.amin(dim=1, keepdim=True) + f.sum(1, keepdim=True)
+        mixed = f * torch.sigmoid(stats).view(b, c, 1, 1)
+        return self.out(torch.cat([g, pooled, unary, gated, flipped, tiled, attn, mixed], 1))
+
+
 # name -> (factory, opsets, input H x W, channels, tiled check: (tile, overlap; -1 the model's 16) or None)
 NETWORKS = {
     # Receptive radius 6 input pixels: the default overlap covers it.
@@ -317,6 +347,7 @@ NETWORKS = {
     "pad_modes": (lambda: PadModes(), (11, 13, 17), (29, 37), 3, (16, -1)),
     "grid_modes": (lambda: GridModes(), (16, 17), (29, 37), 3, None),
     "dense_ops": (lambda: DenseOps(), (11, 13, 17), (29, 37), 3, None),
+    "misc_ops": (lambda: MiscOps(), (11, 13, 17), (29, 37), 3, None),
 }
 
 

@@ -126,6 +126,22 @@ TEST(OnnxGraph, ConstantsFoldAtLoadAndShapeChainsFollowTheInput) {
   EXPECT_TRUE(at::equal(m.forward(x), x));
 }
 
+// Nodes the output does not depend on are dropped; whole-picture statistics make the graph
+// untiled; the deprecated Upsample runs as an asymmetric nearest Resize.
+TEST(OnnxGraph, DeadNodesAreDroppedInstanceNormIsUntiledUpsampleRuns) {
+  Proto g = ob::graph({ob::node("Relu", {"x"}, {"unused"}), ob::node("InstanceNormalization", {"x", "s", "b"}, {"n"}),
+                       ob::node("Upsample", {"n", "scales"}, {"y"}, {ob::attr_string("mode", "nearest")})},
+                      {ob::tensor("s", {3}, {1, 2, 3}), ob::tensor("b", {3}, {0, 0.5f, -1}), ob::tensor("scales", {4}, {1, 1, 2, 2})},
+                      {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+  OnnxModel m = model_of(g);
+  EXPECT_EQ(m.stats().op_counts.count("Relu"), 0u);
+  EXPECT_FALSE(m.info().tiled);
+  EXPECT_EQ(m.info().scale, 2);
+  const at::Tensor x = at::rand({1, 3, 9, 11});
+  const at::Tensor n = at::instance_norm(x, at::tensor({1.f, 2.f, 3.f}), at::tensor({0.f, 0.5f, -1.f}), {}, {}, true, 0, 1e-5, false);
+  EXPECT_TRUE(at::allclose(m.forward(x), at::upsample_nearest2d(n, {18, 22}), 1e-5, 1e-5));
+}
+
 TEST(OnnxGraph, Bf16RunsComputeInBf16AndReturnTheCallersType) {
   // Resize by a constant scale 3 (nearest), then Clip to [0, 0.999]: the scale and bounds are
   // parameters, kept fp32 when the model moves to bf16.

@@ -57,6 +57,9 @@ at::Tensor abs(const at::Tensor& x) { return at::abs(x); }
 at::Tensor reciprocal(const at::Tensor& x) { return at::reciprocal(x); }
 at::Tensor floor(const at::Tensor& x) { return at::floor(x); }
 at::Tensor ceil(const at::Tensor& x) { return at::ceil(x); }
+// ONNX Round rounds halves to even, as at::round does.
+at::Tensor round(const at::Tensor& x) { return at::round(x); }
+at::Tensor sign(const at::Tensor& x) { return at::sign(x); }
 at::Tensor sin(const at::Tensor& x) { return at::sin(x); }
 at::Tensor cos(const at::Tensor& x) { return at::cos(x); }
 at::Tensor logical_not(const at::Tensor& x) { return at::logical_not(x); }
@@ -189,6 +192,8 @@ void add_elementwise_ops(OpTable& t) {
   t["Reciprocal"] = unary(reciprocal);
   t["Floor"] = unary(floor);
   t["Ceil"] = unary(ceil);
+  t["Round"] = unary(round);
+  t["Sign"] = unary(sign);
   t["Sin"] = unary(sin);
   t["Cos"] = unary(cos);
   t["Softplus"] = unary(softplus);

@@ -223,15 +223,19 @@ std::unique_ptr<OnnxOp> constant_of_shape(const NodeSpec& spec) {
   at::Tensor value = at::zeros({1});
   if (const auto* a = spec.node.find("value"); a && a->t) value = weights::onnx::to_tensor(*a->t, spec.source).flatten();
   if (value.numel() != 1) spec.fail("value must hold one element");
-  return lambda_op([value](const Tensors& in, const RunContext&) {
-    return Tensors{value.expand(int_values(input(in, 0, "ConstantOfShape"))).contiguous()};
+  return lambda_op([value](const Tensors& in, const RunContext& context) {
+    // A float fill is in the run's precision, like every other float value of the graph.
+    const at::Tensor v = at::isFloatingType(value.scalar_type()) ? value.to(context.float_type) : value;
+    return Tensors{v.expand(int_values(input(in, 0, "ConstantOfShape"))).contiguous()};
   });
 }
 
 std::unique_ptr<OnnxOp> range(const NodeSpec&) {
-  return lambda_op([](const Tensors& in, const RunContext&) {
+  return lambda_op([](const Tensors& in, const RunContext& context) {
     const at::Tensor& start = input(in, 0, "Range");
-    return Tensors{at::arange(start.item(), input(in, 1, "Range").item(), input(in, 2, "Range").item(), start.options())};
+    // Computed in the parameters' fp32 (bf16 steps would drift), then in the run's precision.
+    at::Tensor r = at::arange(start.item(), input(in, 1, "Range").item(), input(in, 2, "Range").item(), start.options());
+    return Tensors{at::isFloatingType(r.scalar_type()) ? r.to(context.float_type) : r};
   });
 }
 
