@@ -142,6 +142,19 @@ TEST(OnnxGraph, DeadNodesAreDroppedInstanceNormIsUntiledUpsampleRuns) {
   EXPECT_TRUE(at::allclose(m.forward(x), at::upsample_nearest2d(n, {18, 22}), 1e-5, 1e-5));
 }
 
+// A mean over H and W (squeeze-excitation, channel attention) is a whole-picture statistic
+// too; a mean over the last axis alone (a LayerNorm written out) is not.
+TEST(OnnxGraph, AMeanOverHAndWMakesTheGraphUntiled) {
+  auto with_axes = [](std::vector<int64_t> axes) {
+    return ob::graph({ob::node("ReduceMean", {"x"}, {"m"}, {ob::attr_ints("axes", axes)}), ob::node("Mul", {"x", "m"}, {"y"})}, {},
+                     {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+  };
+  EXPECT_FALSE(model_of(with_axes({2, 3}), 13).info().tiled);
+  EXPECT_FALSE(model_of(with_axes({-2, -1}), 13).info().tiled);
+  EXPECT_TRUE(model_of(with_axes({-1}), 13).info().tiled);
+  EXPECT_TRUE(model_of(with_axes({1}), 13).info().tiled);
+}
+
 TEST(OnnxGraph, Bf16RunsComputeInBf16AndReturnTheCallersType) {
   // Resize by a constant scale 3 (nearest), then Clip to [0, 0.999]: the scale and bounds are
   // parameters, kept fp32 when the model moves to bf16.

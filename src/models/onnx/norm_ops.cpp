@@ -1,5 +1,7 @@
 // Softmax, the normalisations and the reductions (ReduceMean/Pow/Sqrt is how exporters before
 // opset 17 write LayerNorm; it runs as those ops).
+#include <algorithm>
+
 #include <ATen/ATen.h>
 
 #include "infer/fp32_islands.h"
@@ -68,7 +70,7 @@ std::unique_ptr<OnnxOp> reduce(const NodeSpec& spec, Reduce kind) {
   const std::vector<int64_t> attr = spec.ints("axes");
   const bool keep = spec.i("keepdims", 1) != 0;
   const bool noop_empty = spec.i("noop_with_empty_axes", 0) != 0;
-  return lambda_op([=](const Tensors& in, const RunContext&) {
+  return lambda_op([=](const Tensors& in, const RunContext& context) {
     const at::Tensor& x = input(in, 0, "Reduce");
     std::vector<int64_t> axes = in.size() > 1 && in[1].defined() ? int_values(in[1]) : attr;
     if (axes.empty()) {
@@ -76,6 +78,8 @@ std::unique_ptr<OnnxOp> reduce(const NodeSpec& spec, Reduce kind) {
       for (int64_t d = 0; d < x.dim(); ++d) axes.push_back(d);
     }
     for (auto& a : axes) a = normalize_axis(a, x.dim(), "Reduce");
+    const bool over_h = std::find(axes.begin(), axes.end(), 2) != axes.end(), over_w = std::find(axes.begin(), axes.end(), 3) != axes.end();
+    if (context.whole_picture && x.dim() == 4 && over_h && over_w) *context.whole_picture = true;
     switch (kind) {
       case Reduce::Mean: return Tensors{x.mean(axes, keep)};
       case Reduce::Sum: return Tensors{x.sum(axes, keep)};

@@ -185,7 +185,9 @@ void OnnxModel::build(const weights::onnx::Model& model) {
   if (first_conv_channels > 0 && first_conv_channels < 65536) info_.in_channels = static_cast<int>(first_conv_channels);
 }
 
-at::Tensor OnnxModel::run(const at::Tensor& image) {
+at::Tensor OnnxModel::run(const at::Tensor& image) { return run(image, nullptr); }
+
+at::Tensor OnnxModel::run(const at::Tensor& image, bool* whole_picture) {
   at::NoGradGuard no_grad;
   std::vector<at::Tensor> table = constants_;
   table[static_cast<size_t>(input_)] = image;
@@ -194,7 +196,7 @@ at::Tensor OnnxModel::run(const at::Tensor& image) {
     for (int i : step.inputs)
       if (i >= 0) ++uses[static_cast<size_t>(i)];
   ++uses[static_cast<size_t>(output_)];
-  const RunContext context{dtype_};
+  const RunContext context{dtype_, whole_picture};
   for (const auto& step : steps_) {
     Tensors args;
     args.reserve(step.inputs.size());
@@ -235,8 +237,9 @@ void OnnxModel::probe_geometry() {
     for (int m : {1, 2, 4, 8, 16, 32, 64}) {
       const int64_t a = (base + m - 1) / m * m;
       at::Tensor y;
+      bool whole_picture = false;
       try {
-        y = run(at::zeros({1, info_.in_channels, a, a + m}, at::TensorOptions().device(device_).dtype(dtype_)));
+        y = run(at::zeros({1, info_.in_channels, a, a + m}, at::TensorOptions().device(device_).dtype(dtype_)), &whole_picture);
       } catch (const Error& e) {
         last_error = e.what();
         continue;
@@ -249,6 +252,7 @@ void OnnxModel::probe_geometry() {
       info_.scale = static_cast<int>(s);
       info_.size_multiple = m;
       info_.out_channels = static_cast<int>(y.size(1));
+      if (whole_picture) info_.tiled = false;
       return;
     }
   }

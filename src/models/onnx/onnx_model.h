@@ -52,6 +52,7 @@ class OnnxModel : public ImageModel {
   struct Step;
   void build(const weights::onnx::Model& model);
   void probe_geometry();
+  at::Tensor run(const at::Tensor& input, bool* whole_picture);
   int value(const std::string& name) const;
 
   std::string source_;

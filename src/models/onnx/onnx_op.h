@@ -22,6 +22,9 @@ using Tensors = std::vector<at::Tensor>;
 // What a run computes in: Cast to a float type means this type (bf16/fp16 runs stay in it).
 struct RunContext {
   c10::ScalarType float_type = at::kFloat;
+  // Set by ops that take statistics over a whole 4-D picture (a mean over H and W): the probe
+  // run reads it to mark the graph untiled, since a tile would see only its own.
+  bool* whole_picture = nullptr;
 };
 
 class OnnxOp {
