@@ -104,6 +104,7 @@ void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
   j["ir_version"] = proto.ir_version;
   j["opset"] = proto.opset();
   j["producer"] = str(proto.producer_name, proto.producer_version.empty() ? "" : " ", proto.producer_version);
+  j["external_data"] = proto.external_files;
   const onnx::OnnxModel model(std::move(proto));
   const auto& st = model.stats();
   const ModelInfo& info = model.info();

@@ -462,10 +462,17 @@ void load_external(const std::string& label, const fs::path& folder, TensorProto
 }  // namespace
 
 void read_external_data(Model& model, const std::filesystem::path& folder) {
-  for (auto& t : model.graph.initializers) load_external(model.source, folder, t);
+  auto load = [&](TensorProto& t) {
+    if (!t.external) return;
+    const std::string location = t.external->location;
+    load_external(model.source, folder, t);
+    if (std::find(model.external_files.begin(), model.external_files.end(), location) == model.external_files.end())
+      model.external_files.push_back(location);
+  };
+  for (auto& t : model.graph.initializers) load(t);
   for (auto& n : model.graph.nodes)
     for (auto& a : n.attributes)
-      if (a.t) load_external(model.source, folder, *a.t);
+      if (a.t) load(*a.t);
 }
 
 bool looks_like_onnx(std::span<const uint8_t> head) {

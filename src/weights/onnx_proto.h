@@ -100,6 +100,8 @@ struct Model {
   std::map<std::string, int64_t> opsets;  // domain ("" is ai.onnx) -> version
   std::string producer_name, producer_version;
   Graph graph;
+  // The external data files read_external_data read, relative to the model's folder.
+  std::vector<std::string> external_files;
 
   // The default domain's opset (ai.onnx); 0 when the file names none.
   int64_t opset() const;

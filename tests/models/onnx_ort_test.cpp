@@ -15,6 +15,7 @@
 #include "infer/tiler.h"
 #include "models/model_files.h"
 #include "support/media_check.h"
+#include "support/onnx_builder.h"
 #include "support/test_paths.h"
 
 namespace framelift::models {
@@ -123,6 +124,52 @@ TEST(OnnxOrt, UpscaleRunsAnOnnxFileOnARealClip) {
     EXPECT_EQ(probe["streams"][0]["width"].get<int>(), 4 * source["streams"][0]["width"].get<int>());
     EXPECT_EQ(probe["streams"][0]["height"].get<int>(), 4 * source["streams"][0]["height"].get<int>());
   }
+}
+
+// `models import` takes an .onnx file into the model cache (architecture "onnx", the probed
+// scale), `-m NAME` runs it; a model whose weights lie in external files is refused, since the
+// cache would hold the graph alone.
+TEST(OnnxOrt, ModelsImportRegistersAnOnnxFileAndRefusesExternalWeights) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
+  const fs::path work = test::temp_dir("onnx_import");
+  const std::string env = "FRAMELIFT_MODELS=" + test::shell_quote(work / "models") + " ";
+  auto cli = [&](const std::string& args) {
+    test::CliResult r;
+    r.exit_code = test::run_command(env + test::shell_quote(test::cli_path()) + " " + args, &r.output);
+    return r;
+  };
+  auto r = cli("models import " + test::shell_quote(dir / "span_op17.onnx") + " --name my-span-onnx");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = cli("models list --installed --json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto listed = nlohmann::json::parse(r.output);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["architecture"], "onnx");
+  EXPECT_EQ(listed[0]["scale"], 2);
+  const fs::path up = work / "up.mkv";
+  r = cli("upscale -i " + test::shell_quote(test::media("cfr_8bit.mkv")) + " -o " + test::shell_quote(up) +
+          " -m my-span-onnx --frames 1 --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(test::ffprobe(up)["streams"][0]["width"].get<int>(), 2 * test::ffprobe(test::media("cfr_8bit.mkv"))["streams"][0]["width"].get<int>());
+
+  // A 1x1 convolution whose weight lies in w.bin beside the graph.
+  namespace ob = test::onnx_build;
+  auto entry = [](const std::string& k, const std::string& v) { return test::Proto().string(1, k).string(2, v); };
+  test::Proto w;
+  w.packed_varints(1, {3, 3, 1, 1}).varint(2, 1).string(8, "w").message(13, entry("location", "w.bin")).varint(14, 1);
+  const auto bytes = ob::model(ob::graph({ob::node("Conv", {"x", "w"}, {"y"})}, {w}, {ob::value_info("x", {1, 3, -1, -1})},
+                                         {ob::value_info("y", {1, 3, -1, -1})}))
+                         .bytes();
+  std::ofstream(work / "ext.onnx", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const std::vector<float> weight = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  std::ofstream(work / "w.bin", std::ios::binary).write(reinterpret_cast<const char*>(weight.data()), 36);
+  r = cli("models info " + test::shell_quote(work / "ext.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["external_data"], nlohmann::json::array({"w.bin"}));
+  r = cli("models import " + test::shell_quote(work / "ext.onnx"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("external file(s) beside it (w.bin...), which models import does not copy"), std::string::npos) << r.output;
 }
 
 }  // namespace
