@@ -105,7 +105,7 @@ void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
   j["opset"] = proto.opset();
   j["producer"] = str(proto.producer_name, proto.producer_version.empty() ? "" : " ", proto.producer_version);
   j["external_data"] = proto.external_files;
-  const onnx::OnnxModel model(std::move(proto));
+  onnx::OnnxModel model(std::move(proto));
   const auto& st = model.stats();
   const ModelInfo& info = model.info();
   j["input"] = model.input_name();
@@ -115,6 +115,8 @@ void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
   j["initializers"] = st.initializers;
   j["params"] = st.parameters;
   j["operators"] = st.op_counts;
+  const arch::ArchCost cost = model.cost_model();
+  j["macs_per_px"] = cost.macs_per_px;
   j["graph"] = {{"scale", info.scale},           {"size_multiple", info.size_multiple}, {"in_channels", info.in_channels},
                 {"out_channels", info.out_channels}, {"tiled", info.tiled}};
   // No native architecture is matched to an ONNX graph yet: the interpreter runs it.
@@ -154,8 +156,10 @@ ModelFileNetwork detect_model_file(const fs::path& file) {
     return n;
   }
   if (is_onnx(file)) {
-    // The graph interpreter runs it; its probed geometry is the scale.
-    n.output_scale = onnx::OnnxModel::load(file)->info().scale;
+    // The graph interpreter runs it; its probed geometry is the scale, its operators the cost.
+    const auto model = onnx::OnnxModel::load(file);
+    n.output_scale = model->info().scale;
+    n.graph_cost = model->cost_model();
     return n;
   }
   if (!is_ncnn(file)) unsupported(file);

@@ -175,6 +175,19 @@ TEST(OnnxGraph, Bf16RunsComputeInBf16AndReturnTheCallersType) {
   EXPECT_TRUE(at::allclose(y, ref.to(at::kBFloat16).to(at::kFloat)));
 }
 
+// The planner's cost of a graph comes from its operators' real shapes: a 3 -> 12 3x3 convolution
+// is 324 multiply-accumulates per input pixel; the pixel shuffle after it costs none.
+TEST(OnnxGraph, CostModelCountsConvolutionMacsPerPixel) {
+  OnnxModel m = model_of(conv_d2s_graph());
+  const arch::ArchCost c = m.cost_model();
+  EXPECT_EQ(c.arch, "onnx_graph");
+  EXPECT_EQ(c.scale, 2);
+  EXPECT_DOUBLE_EQ(c.macs_per_px, 12 * 3 * 9);
+  EXPECT_EQ(c.params, 12 * 3 * 9);
+  EXPECT_GE(c.peak_elems_per_px, 12);
+  EXPECT_GT(c.traffic_elems_per_px, 0);
+}
+
 TEST(OnnxGraph, OpenModelAndDescribeTakeOnnxFilesByExtensionAndByContent) {
   const auto dir = test::temp_dir("onnx_graph");
   const auto bytes = ob::model(conv_d2s_graph()).bytes();
@@ -183,7 +196,10 @@ TEST(OnnxGraph, OpenModelAndDescribeTakeOnnxFilesByExtensionAndByContent) {
     auto model = open_model((dir / name).string());
     EXPECT_EQ(model->info().scale, 2) << name;
     EXPECT_EQ(model->info().arch, "onnx_graph");
-    EXPECT_EQ(detect_model_file(dir / name).output_scale, 2);
+    const ModelFileNetwork network = detect_model_file(dir / name);
+    EXPECT_EQ(network.output_scale, 2);
+    ASSERT_TRUE(network.graph_cost);  // what the planner prices the file by
+    EXPECT_DOUBLE_EQ(network.graph_cost->macs_per_px, 12 * 3 * 9);
   }
   const std::string info = describe_model_file((dir / "x2.onnx").string());
   EXPECT_NE(info.find("\"format\": \"onnx\""), std::string::npos) << info;

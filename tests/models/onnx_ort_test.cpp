@@ -12,6 +12,7 @@
 
 #include "arch_support.h"
 #include "cli/cli_runner.h"
+#include "arch/declaration.h"
 #include "infer/tiler.h"
 #include "models/model_files.h"
 #include "support/media_check.h"
@@ -93,6 +94,28 @@ TEST(OnnxOrt, Bf16RunsStayWithin30dBOfOnnxRuntime) {
     EXPECT_GE(db, c["bf16_db"].get<double>());
     std::cout << "onnx_ort: " << name << ": bf16 " << db << " dB\n";
   }
+}
+
+// The planner prices an ONNX file by its operators: the Compact export (16 features, 4 body
+// convs, x4) costs what the native srvgg_compact walk says its .pth twin costs.
+TEST(OnnxOrt, ThePlannersCostOfACompactExportIsItsPthTwins) {
+  const fs::path dir = cases_dir();
+  if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
+  const ModelFileNetwork n = detect_model_file(dir / "compact_op13.onnx");
+  ASSERT_TRUE(n.graph_cost);
+  const arch::ArchCost native = arch::cost("srvgg_compact", 4, {{"num_feat", 16}, {"num_conv", 4}});
+  EXPECT_DOUBLE_EQ(n.graph_cost->macs_per_px, native.macs_per_px);
+  EXPECT_EQ(n.graph_cost->scale, 4);
+  std::cout << "onnx_ort: compact x4 " << n.graph_cost->macs_per_px << " MACs/px (native walk " << native.macs_per_px << "), peak "
+            << n.graph_cost->peak_elems_per_px << " elems/px (native " << native.peak_elems_per_px << ")\n";
+  // `framelift plan` prices the stage from it (2 FLOPs a MAC: 33.12 GFLOP per input megapixel).
+  auto r = test::framelift("plan -i " + test::shell_quote(test::media("real_megamind.mkv")) + " --pipeline 'upscale:model=" +
+                           (dir / "compact_op13.onnx").string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto stage = nlohmann::json::parse(r.output)["job"]["stages"][0];
+  EXPECT_EQ(stage["arch"], "onnx_graph");
+  EXPECT_EQ(stage["cost_known"], true);
+  EXPECT_NEAR(stage["gflops_per_input_megapixel"].get<double>(), 2 * native.macs_per_px / 1e3, 0.01);
 }
 
 TEST(OnnxOrt, ModelsInfoDescribesAnExport) {

@@ -185,9 +185,59 @@ void OnnxModel::build(const weights::onnx::Model& model) {
   if (first_conv_channels > 0 && first_conv_channels < 65536) info_.in_channels = static_cast<int>(first_conv_channels);
 }
 
+struct OnnxModel::Counts {
+  double macs = 0, peak_elems = 0, traffic_elems = 0;
+};
+
+namespace {
+
+// Multiply-accumulates of one node, from the shapes it ran on; 0 for the cheap operators.
+double node_macs(const std::string& op, const Tensors& in, const Tensors& out) {
+  if (out.empty() || !out[0].defined() || in.size() < 2 || !in[0].defined() || !in[1].defined()) return 0;
+  const at::Tensor& w = in[1];
+  if (op == "Conv" && w.dim() >= 3) return static_cast<double>(out[0].numel()) * static_cast<double>(w.numel() / w.size(0));
+  if (op == "ConvTranspose" && w.dim() >= 3) return static_cast<double>(in[0].numel()) * static_cast<double>(w.numel() / w.size(0));
+  if ((op == "MatMul" || op == "Gemm") && in[0].dim() >= 1) {
+    // The reduced dimension: A's last (Gemm's transA is rare in exports; its shapes give the same product).
+    return static_cast<double>(out[0].numel()) * static_cast<double>(in[0].size(-1));
+  }
+  return 0;
+}
+
+double live_elements(const std::vector<at::Tensor>& table, const std::vector<at::Tensor>& constants) {
+  double n = 0;
+  for (size_t v = 0; v < table.size(); ++v)
+    if (table[v].defined() && !constants[v].defined()) n += static_cast<double>(table[v].numel());
+  return n;
+}
+
+}  // namespace
+
 at::Tensor OnnxModel::run(const at::Tensor& image) { return run(image, nullptr); }
 
-at::Tensor OnnxModel::run(const at::Tensor& image, bool* whole_picture) {
+arch::ArchCost OnnxModel::cost_model() {
+  const c10::Device device = device_;
+  const c10::ScalarType dtype = dtype_;
+  to(c10::kCPU, at::kFloat);
+  Counts counts;
+  const int64_t side = (64 + info_.size_multiple - 1) / info_.size_multiple * info_.size_multiple;
+  run(at::zeros({1, info_.in_channels, side, side}), nullptr, &counts);
+  to(device, dtype);
+  const double px = static_cast<double>(side * side);
+  arch::ArchCost c;
+  c.arch = "onnx_graph";
+  c.scale = info_.scale;
+  c.macs_per_px = counts.macs / px;
+  c.peak_elems_per_px = counts.peak_elems / px;
+  c.traffic_elems_per_px = counts.traffic_elems / px;
+  c.params = static_cast<double>(stats_.parameters);
+  c.tile_overlap = info_.tile_overlap;
+  c.size_multiple = info_.size_multiple;
+  c.tiled = info_.tiled;
+  return c;
+}
+
+at::Tensor OnnxModel::run(const at::Tensor& image, bool* whole_picture, Counts* counts) {
   at::NoGradGuard no_grad;
   std::vector<at::Tensor> table = constants_;
   table[static_cast<size_t>(input_)] = image;
@@ -222,7 +272,13 @@ at::Tensor OnnxModel::run(const at::Tensor& image, bool* whole_picture) {
     if (out.size() < step.outputs.size())
       throw Error(ErrorKind::Model, str(source_, ": node ", step.name, " (", step.op_type, ") made ", out.size(), " outputs, the graph names ",
                                         step.outputs.size()));
+    if (counts) {
+      counts->macs += node_macs(step.op_type, args, out);
+      for (const auto& t : out)
+        if (t.defined()) counts->traffic_elems += 2.0 * static_cast<double>(t.numel());  // written, then read back
+    }
     for (size_t k = 0; k < step.outputs.size(); ++k) table[static_cast<size_t>(step.outputs[k])] = std::move(out[k]);
+    if (counts) counts->peak_elems = std::max(counts->peak_elems, live_elements(table, constants_));
   }
   at::Tensor y = table[static_cast<size_t>(output_)];
   if (!y.defined()) throw Error(ErrorKind::Model, str(source_, ": the graph's output ", output_name_, " was not computed"));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/cost.h"
 #include "infer/image_model.h"
 #include "models/onnx/onnx_op.h"
 #include "weights/onnx_proto.h"
@@ -44,6 +45,10 @@ class OnnxModel : public ImageModel {
   // The graph as it is, no padding or cropping: the first input to the first output.
   at::Tensor run(const at::Tensor& input);
   const OnnxGraphStats& stats() const { return stats_; }
+  // The planner's cost model of this graph, counted from its operators on one fp32 CPU run of a
+  // 64x64 input (Conv/ConvTranspose/MatMul/Gemm multiply-accumulates from their real shapes, the
+  // live and written activation elements), per input pixel; arch "onnx_graph".
+  arch::ArchCost cost_model();
   int64_t opset() const { return opset_; }
   const std::string& input_name() const { return input_name_; }
   const std::string& output_name() const { return output_name_; }
@@ -52,7 +57,8 @@ class OnnxModel : public ImageModel {
   struct Step;
   void build(const weights::onnx::Model& model);
   void probe_geometry();
-  at::Tensor run(const at::Tensor& input, bool* whole_picture);
+  struct Counts;
+  at::Tensor run(const at::Tensor& input, bool* whole_picture, Counts* counts = nullptr);
   int value(const std::string& name) const;
 
   std::string source_;
