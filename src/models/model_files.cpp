@@ -12,6 +12,7 @@
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
 #include "models/onnx/onnx_model.h"
+#include "models/onnx/onnx_native.h"
 #include "models/resized_model.h"
 #include "util/error.h"
 #include "util/str.h"
@@ -74,7 +75,12 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
     return open_ncnn_model(std::move(f.graph), f.weights);
   }
   if (is_native_weights(file)) return load_model(file);
-  if (is_onnx(file)) return onnx::OnnxModel::load(file);
+  if (is_onnx(file)) {
+    // A graph that is a native architecture runs natively (onnx_native.h checks they agree).
+    std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(file);
+    if (std::unique_ptr<ImageModel> native = onnx::native_twin(*graph, file.string())) return native;
+    return graph;
+  }
   unsupported(file);
 }
 
@@ -119,8 +125,10 @@ void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
   j["macs_per_px"] = cost.macs_per_px;
   j["graph"] = {{"scale", info.scale},           {"size_multiple", info.size_multiple}, {"in_channels", info.in_channels},
                 {"out_channels", info.out_channels}, {"tiled", info.tiled}};
-  // No native architecture is matched to an ONNX graph yet: the interpreter runs it.
+  // The native architecture that runs the graph, when it is one (onnx_native.h), else null.
   j["native"] = nullptr;
+  if (onnx::native_twin(model, file.string()))
+    j["native"] = nlohmann::ordered_json::parse(describe_model(*onnx::native_state_dict(model), file.string()));
 }
 
 }  // namespace
@@ -159,7 +167,8 @@ ModelFileNetwork detect_model_file(const fs::path& file) {
     // The graph interpreter runs it; its probed geometry is the scale, its operators the cost.
     const auto model = onnx::OnnxModel::load(file);
     n.output_scale = model->info().scale;
-    n.graph_cost = model->cost_model();
+    if (onnx::native_twin(*model, file.string())) n.native = detect(*onnx::native_state_dict(*model), file.string());
+    else n.graph_cost = model->cost_model();
     return n;
   }
   if (!is_ncnn(file)) unsupported(file);

@@ -15,6 +15,7 @@
 #include "arch/declaration.h"
 #include "infer/tiler.h"
 #include "models/model_files.h"
+#include "models/onnx/onnx_model.h"
 #include "support/media_check.h"
 #include "support/onnx_builder.h"
 #include "support/test_paths.h"
@@ -55,12 +56,19 @@ TEST(OnnxOrt, EveryExportAgreesWithOnnxRuntimeWholeAndTiled) {
     const at::Tensor x = read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>());
     const auto& ref_info = ort.at(name);
     const at::Tensor ref = read_f32(dir / ref_info["output"].get<std::string>(), ref_info["shape"].get<std::vector<int64_t>>());
-    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
-    const at::Tensor whole = model->forward(x);
+    // The interpreter always; then what open_model runs (a native twin for Compact exports).
+    const std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(dir / c["model"].get<std::string>());
+    const at::Tensor whole = graph->forward(x);
     ASSERT_EQ(whole.sizes(), ref.sizes());
     const double whole_db = test::psnr_in_range(whole, ref);
     EXPECT_GE(whole_db, 50.0);
     std::string line = name + ": whole " + std::to_string(whole_db) + " dB";
+    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
+    if (model->info().arch != "onnx_graph") {
+      const double native_db = test::psnr_in_range(model->forward(x), ref);
+      EXPECT_GE(native_db, 50.0) << model->info().arch;
+      line += ", native " + model->info().arch + " " + std::to_string(native_db) + " dB";
+    }
     if (const int tile = c["tile"]; tile > 0) {
       const int overlap = c["overlap"];
       const at::Tensor tiled = infer::upscale_tiled(*model, x, {tile, overlap, 1});
@@ -96,26 +104,33 @@ TEST(OnnxOrt, Bf16RunsStayWithin30dBOfOnnxRuntime) {
   }
 }
 
-// The planner prices an ONNX file by its operators: the Compact export (16 features, 4 body
-// convs, x4) costs what the native srvgg_compact walk says its .pth twin costs.
+// The planner prices an ONNX file by its operators: counted on the Compact export (16 features,
+// 4 body convs, x4), that is what the native srvgg_compact walk says its .pth twin costs; a file
+// the native path runs is priced by the native walk, one the interpreter runs by its operators.
 TEST(OnnxOrt, ThePlannersCostOfACompactExportIsItsPthTwins) {
   const fs::path dir = cases_dir();
   if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
-  const ModelFileNetwork n = detect_model_file(dir / "compact_op13.onnx");
-  ASSERT_TRUE(n.graph_cost);
+  const arch::ArchCost counted = onnx::OnnxModel::load(dir / "compact_op13.onnx")->cost_model();
   const arch::ArchCost native = arch::cost("srvgg_compact", 4, {{"num_feat", 16}, {"num_conv", 4}});
-  EXPECT_DOUBLE_EQ(n.graph_cost->macs_per_px, native.macs_per_px);
-  EXPECT_EQ(n.graph_cost->scale, 4);
-  std::cout << "onnx_ort: compact x4 " << n.graph_cost->macs_per_px << " MACs/px (native walk " << native.macs_per_px << "), peak "
-            << n.graph_cost->peak_elems_per_px << " elems/px (native " << native.peak_elems_per_px << ")\n";
+  EXPECT_DOUBLE_EQ(counted.macs_per_px, native.macs_per_px);
+  EXPECT_EQ(counted.scale, 4);
+  std::cout << "onnx_ort: compact x4 " << counted.macs_per_px << " MACs/px (native walk " << native.macs_per_px << "), peak "
+            << counted.peak_elems_per_px << " elems/px (native " << native.peak_elems_per_px << ")\n";
+  // A graph without a native twin is priced by its operators (the LeakyReLU Compact, x2).
+  const ModelFileNetwork lrelu = detect_model_file(dir / "compact_lrelu_op13.onnx");
+  ASSERT_TRUE(lrelu.graph_cost);
+  EXPECT_FALSE(lrelu.native);
+  const ModelFileNetwork twin = detect_model_file(dir / "compact_op13.onnx");
+  ASSERT_TRUE(twin.native);  // priced, as it runs, by the native walk
+  EXPECT_EQ(twin.native->arch, "srvgg_compact");
   // `framelift plan` prices the stage from it (2 FLOPs a MAC: 33.12 GFLOP per input megapixel).
   auto r = test::framelift("plan -i " + test::shell_quote(test::media("real_megamind.mkv")) + " --pipeline 'upscale:model=" +
-                           (dir / "compact_op13.onnx").string() + "' --json");
+                           (dir / "compact_lrelu_op13.onnx").string() + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto stage = nlohmann::json::parse(r.output)["job"]["stages"][0];
   EXPECT_EQ(stage["arch"], "onnx_graph");
   EXPECT_EQ(stage["cost_known"], true);
-  EXPECT_NEAR(stage["gflops_per_input_megapixel"].get<double>(), 2 * native.macs_per_px / 1e3, 0.01);
+  EXPECT_NEAR(stage["gflops_per_input_megapixel"].get<double>(), 2 * lrelu.graph_cost->macs_per_px / 1e3, 0.01);
 }
 
 TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
@@ -130,6 +145,20 @@ TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
   EXPECT_EQ(j["graph"]["in_channels"], 3);
   EXPECT_EQ(j["operators"]["Conv"], 6);
   EXPECT_EQ(j["operators"]["PRelu"], 5);
+  // Its weights are Compact's: the native network runs it (and reproduced it, onnx_native.h).
+  EXPECT_EQ(j["native"]["arch"], "srvgg_compact");
+  EXPECT_EQ(j["native"]["hyperparameters"]["num_feat"], 16);
+  EXPECT_EQ(j["native"]["hyperparameters"]["num_conv"], 4);
+  EXPECT_EQ(open_model((dir / "compact_op17.onnx").string())->info().arch, "srvgg_compact");
+  // A Compact with LeakyReLU is no native architecture: the interpreter runs it.
+  r = test::framelift("models info " + test::shell_quote(dir / "compact_lrelu_op13.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(nlohmann::json::parse(r.output)["native"].is_null());
+  EXPECT_EQ(open_model((dir / "compact_lrelu_op13.onnx").string())->info().arch, "onnx_graph");
+  // FRAMELIFT_ONNX_GRAPH=1 keeps the interpreter for every file.
+  setenv("FRAMELIFT_ONNX_GRAPH", "1", 1);
+  EXPECT_EQ(open_model((dir / "compact_op17.onnx").string())->info().arch, "onnx_graph");
+  unsetenv("FRAMELIFT_ONNX_GRAPH");
 }
 
 // The CLI end to end on real footage: `upscale -m file.onnx`, whole and in tiles, the output 4x.

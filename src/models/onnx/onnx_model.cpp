@@ -215,6 +215,17 @@ double live_elements(const std::vector<at::Tensor>& table, const std::vector<at:
 
 at::Tensor OnnxModel::run(const at::Tensor& image) { return run(image, nullptr); }
 
+std::vector<OnnxModel::WeightedNode> OnnxModel::weighted_nodes() const {
+  std::vector<WeightedNode> out;
+  for (const auto& step : steps_) {
+    WeightedNode n{step.op_type, {}};
+    for (size_t k = 1; k < step.inputs.size(); ++k)
+      n.weights.push_back(step.inputs[k] < 0 ? at::Tensor() : constants_[static_cast<size_t>(step.inputs[k])]);
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 arch::ArchCost OnnxModel::cost_model() {
   const c10::Device device = device_;
   const c10::ScalarType dtype = dtype_;

@@ -45,6 +45,13 @@ class OnnxModel : public ImageModel {
   // The graph as it is, no padding or cropping: the first input to the first output.
   at::Tensor run(const at::Tensor& input);
   const OnnxGraphStats& stats() const { return stats_; }
+  // The nodes that run per frame, in order, with their constant inputs (weights) from input 1 on;
+  // undefined where an input is computed. What onnx_native.h maps onto native architectures.
+  struct WeightedNode {
+    std::string op_type;
+    std::vector<at::Tensor> weights;
+  };
+  std::vector<WeightedNode> weighted_nodes() const;
   // The planner's cost model of this graph, counted from its operators on one fp32 CPU run of a
   // 64x64 input (Conv/ConvTranspose/MatMul/Gemm multiply-accumulates from their real shapes, the
   // live and written activation elements), per input pixel; arch "onnx_graph".
