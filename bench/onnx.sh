@@ -34,18 +34,9 @@ torch.onnx.export(net.eval(), torch.rand(1, 3, 64, 64), sys.argv[3], opset_versi
 PY
 w=${size%x*}; h=${size#*x}
 
-timed() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>"$work/last.err" || { cat "$work/last.err" >&2; return 1; }
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-psnr() {
-  ffmpeg -nostdin -i "$1" -i "$2" -lavfi "[0:v]setpts=N,format=rgb24[a];[1:v]setpts=N,format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
-    sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1
-}
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench/bench_lib.sh"
+
 fl() { "$build/framelift" upscale -i "$work/clip.mkv" -o "$1" -m "$2" -c libx264 --no-job -y --progress none "${@:3}"; }
 run_config() {
   case $1 in

@@ -9,8 +9,6 @@
 #include "util/str.h"
 
 namespace framelift::weights::onnx {
-namespace {
-
 std::optional<c10::ScalarType> scalar_type(DataType type) {
   switch (type) {
     case DataType::Float: return at::kFloat;
@@ -26,6 +24,8 @@ std::optional<c10::ScalarType> scalar_type(DataType type) {
     default: return std::nullopt;
   }
 }
+
+namespace {
 
 // Typed fields hold one value per element, narrowed to the tensor's type (int32_data carries
 // int8/16, uint8, bool and the bit patterns of fp16/bf16).

@@ -43,27 +43,43 @@ nlohmann::json read_json(const fs::path& file) {
   return nlohmann::json::parse(in);
 }
 
+// One case of cases.json with its input and ONNX Runtime's output.
+struct OrtCase {
+  std::string name;
+  fs::path model;
+  at::Tensor input, reference;
+  nlohmann::json spec;
+};
+
+std::vector<OrtCase> read_cases(const fs::path& dir) {
+  const nlohmann::json cases = read_json(dir / "cases.json"), ort = read_json(dir / "ort.json");
+  std::vector<OrtCase> out;
+  for (const auto& c : cases) {
+    const auto& ref = ort.at(c["case"].get<std::string>());
+    out.push_back({c["case"], dir / c["model"].get<std::string>(),
+                   read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>()),
+                   read_f32(dir / ref["output"].get<std::string>(), ref["shape"].get<std::vector<int64_t>>()), c});
+  }
+  return out;
+}
+
 // Whole frame and, where the case names a tile size, tiled (tile seams inside the frame): both
 // within 50 dB of ONNX Runtime's fp32 output. Each case prints its figures.
 TEST(OnnxOrt, EveryExportAgreesWithOnnxRuntimeWholeAndTiled) {
   const fs::path dir = cases_dir();
   if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set (ctest -R onnx_ort_reference runs this)";
-  const nlohmann::json cases = read_json(dir / "cases.json"), ort = read_json(dir / "ort.json");
+  const std::vector<OrtCase> cases = read_cases(dir);
   ASSERT_FALSE(cases.empty());
-  for (const auto& c : cases) {
-    const std::string name = c["case"];
+  for (const auto& [name, file, x, ref, c] : cases) {
     SCOPED_TRACE(name);
-    const at::Tensor x = read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>());
-    const auto& ref_info = ort.at(name);
-    const at::Tensor ref = read_f32(dir / ref_info["output"].get<std::string>(), ref_info["shape"].get<std::vector<int64_t>>());
     // The interpreter always; then what open_model runs (a native twin for Compact exports).
-    const std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(dir / c["model"].get<std::string>());
+    const std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(file);
     const at::Tensor whole = graph->forward(x);
     ASSERT_EQ(whole.sizes(), ref.sizes());
     const double whole_db = test::psnr_in_range(whole, ref);
     EXPECT_GE(whole_db, 50.0);
     std::string line = name + ": whole " + std::to_string(whole_db) + " dB";
-    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
+    std::unique_ptr<ImageModel> model = open_model(file.string());
     if (model->info().arch != "onnx_graph") {
       const double native_db = test::psnr_in_range(model->forward(x), ref);
       EXPECT_GE(native_db, 50.0) << model->info().arch;
@@ -87,14 +103,9 @@ TEST(OnnxOrt, EveryExportAgreesWithOnnxRuntimeWholeAndTiled) {
 TEST(OnnxOrt, Bf16RunsStayWithin30dBOfOnnxRuntime) {
   const fs::path dir = cases_dir();
   if (dir.empty()) GTEST_SKIP() << "FRAMELIFT_ONNX_CASES not set";
-  const nlohmann::json cases = read_json(dir / "cases.json"), ort = read_json(dir / "ort.json");
-  for (const auto& c : cases) {
-    const std::string name = c["case"];
+  for (const auto& [name, file, x, ref, c] : read_cases(dir)) {
     SCOPED_TRACE(name);
-    const at::Tensor x = read_f32(dir / c["input"].get<std::string>(), c["shape"].get<std::vector<int64_t>>());
-    const auto& ref_info = ort.at(name);
-    const at::Tensor ref = read_f32(dir / ref_info["output"].get<std::string>(), ref_info["shape"].get<std::vector<int64_t>>());
-    std::unique_ptr<ImageModel> model = open_model((dir / c["model"].get<std::string>()).string());
+    std::unique_ptr<ImageModel> model = open_model(file.string());
     model->to(at::kCPU, at::kBFloat16);
     const at::Tensor y = model->forward(x);
     EXPECT_EQ(y.scalar_type(), at::kFloat);

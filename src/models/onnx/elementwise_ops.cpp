@@ -6,6 +6,7 @@
 #include "models/onnx/builtin_ops.h"
 #include "util/error.h"
 #include "util/str.h"
+#include "weights/onnx_tensor.h"
 
 namespace framelift::models::onnx {
 namespace {
@@ -135,28 +136,20 @@ at::Tensor maximum(const at::Tensor& a, const at::Tensor& b) { return at::maximu
 at::Tensor minimum(const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); }
 at::Tensor add(const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }
 
-std::optional<c10::ScalarType> onnx_to_scalar(int64_t to, c10::ScalarType float_type) {
-  using weights::onnx::DataType;
-  switch (static_cast<DataType>(to)) {
-    // Float types mean the run's precision: a bf16 run's Cast(to=float) must not leave it.
-    case DataType::Float: case DataType::Float16: case DataType::Double: case DataType::Bfloat16: return float_type;
-    case DataType::Int64: return at::kLong;
-    case DataType::Int32: return at::kInt;
-    case DataType::Int16: return at::kShort;
-    case DataType::Int8: return at::kChar;
-    case DataType::Uint8: return at::kByte;
-    case DataType::Bool: return at::kBool;
-    default: return std::nullopt;
-  }
+// Float types mean the run's precision: a bf16 run's Cast(to=float) must not leave it.
+std::optional<c10::ScalarType> cast_target(int64_t to, c10::ScalarType float_type) {
+  const auto type = weights::onnx::scalar_type(static_cast<weights::onnx::DataType>(to));
+  if (type && at::isFloatingType(*type)) return float_type;
+  return type;
 }
 
 std::unique_ptr<OnnxOp> cast(const NodeSpec& spec) {
   const int64_t to = spec.i("to", 0);
-  if (!onnx_to_scalar(to, at::kFloat))
+  if (!cast_target(to, at::kFloat))
     spec.fail(str("cast to ", weights::onnx::data_type_name(static_cast<weights::onnx::DataType>(to)), " is not supported"));
   return lambda_op([to](const Tensors& in, const RunContext& context) {
     const at::Tensor& x = input(in, 0, "Cast");
-    const auto type = *onnx_to_scalar(to, context.float_type);
+    const auto type = *cast_target(to, context.float_type);
     // Float to integer truncates toward zero in ONNX, as in ATen.
     return Tensors{x.to(type)};
   });
