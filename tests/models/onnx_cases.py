@@ -42,27 +42,39 @@ class Compact(nn.Module):
 
 
 class RDB(nn.Module):
+    """BasicSR's ResidualDenseBlock, under its names (conv1..conv5)."""
+
     def __init__(self, nf, gc):
         super().__init__()
-        self.convs = nn.ModuleList([conv(nf + i * gc, gc if i < 4 else nf) for i in range(5)])
+        for i in range(5):
+            setattr(self, f"conv{i + 1}", conv(nf + i * gc, gc if i < 4 else nf))
 
     def forward(self, x):
         feats = [x]
-        for i, c in enumerate(self.convs):
-            y = c(torch.cat(feats, 1))
+        for i in range(5):
+            y = getattr(self, f"conv{i + 1}")(torch.cat(feats, 1))
             if i < 4:
                 y = F.leaky_relu(y, 0.2)
             feats.append(y)
         return feats[-1] * 0.2 + x
 
 
+class RRDB(nn.Module):
+    def __init__(self, nf, gc):
+        super().__init__()
+        self.rdb1, self.rdb2, self.rdb3 = RDB(nf, gc), RDB(nf, gc), RDB(nf, gc)
+
+    def forward(self, x):
+        return self.rdb3(self.rdb2(self.rdb1(x))) * 0.2 + x
+
+
 class RRDBNet(nn.Module):
-    """ESRGAN's RRDBNet, one RRDB of three RDBs, x2 by one nearest upsampling step."""
+    """ESRGAN's RRDBNet under BasicSR's names, one RRDB, x2 by one nearest upsampling step."""
 
     def __init__(self, nf=16, gc=8):
         super().__init__()
         self.conv_first = conv(3, nf)
-        self.rdbs = nn.Sequential(RDB(nf, gc), RDB(nf, gc), RDB(nf, gc))
+        self.body = nn.Sequential(RRDB(nf, gc))
         self.conv_body = conv(nf, nf)
         self.conv_up1 = conv(nf, nf)
         self.conv_hr = conv(nf, nf)
@@ -70,7 +82,7 @@ class RRDBNet(nn.Module):
 
     def forward(self, x):
         feat = self.conv_first(x)
-        feat = feat + self.conv_body(self.rdbs(feat) * 0.2 + feat)
+        feat = feat + self.conv_body(self.body(feat))
         feat = F.leaky_relu(self.conv_up1(F.interpolate(feat, scale_factor=2, mode="nearest")), 0.2)
         return self.conv_last(F.leaky_relu(self.conv_hr(feat), 0.2))
 

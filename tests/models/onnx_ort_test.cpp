@@ -161,6 +161,11 @@ TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
   EXPECT_EQ(j["native"]["hyperparameters"]["num_feat"], 16);
   EXPECT_EQ(j["native"]["hyperparameters"]["num_conv"], 4);
   EXPECT_EQ(open_model((dir / "compact_op17.onnx").string())->info().arch, "srvgg_compact");
+  // An RRDBNet export whose initializers kept BasicSR's names runs on the native rrdbnet.
+  r = test::framelift("models info " + test::shell_quote(dir / "esrgan_op11.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["native"]["arch"], "rrdbnet");
+  EXPECT_EQ(open_model((dir / "esrgan_op11.onnx").string())->info().arch, "rrdbnet");
   // A Compact with LeakyReLU is no native architecture: the interpreter runs it.
   r = test::framelift("models info " + test::shell_quote(dir / "compact_lrelu_op13.onnx"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -83,6 +83,7 @@ void OnnxModel::build(const weights::onnx::Model& model) {
   };
   for (const auto& [name, tensor] : weights::onnx::initializers(model)) {
     constants_[static_cast<size_t>(add_value(name))] = tensor;
+    initializer_names_.insert(name);
     ++stats_.initializers;
     if (is_float(tensor)) stats_.parameters += tensor.numel();
   }
@@ -214,6 +215,15 @@ double live_elements(const std::vector<at::Tensor>& table, const std::vector<at:
 }  // namespace
 
 at::Tensor OnnxModel::run(const at::Tensor& image) { return run(image, nullptr); }
+
+std::map<std::string, at::Tensor> OnnxModel::initializer_values() const {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& name : initializer_names_) {
+    const at::Tensor& t = constants_[static_cast<size_t>(values_.at(name))];
+    if (t.defined()) out[name] = t;
+  }
+  return out;
+}
 
 std::vector<OnnxModel::WeightedNode> OnnxModel::weighted_nodes() const {
   std::vector<WeightedNode> out;

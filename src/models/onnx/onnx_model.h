@@ -52,6 +52,8 @@ class OnnxModel : public ImageModel {
     std::vector<at::Tensor> weights;
   };
   std::vector<WeightedNode> weighted_nodes() const;
+  // The initializers the graph still reads, by their names in the file.
+  std::map<std::string, at::Tensor> initializer_values() const;
   // The planner's cost model of this graph, counted from its operators on one fp32 CPU run of a
   // 64x64 input (Conv/ConvTranspose/MatMul/Gemm multiply-accumulates from their real shapes, the
   // live and written activation elements), per input pixel; arch "onnx_graph".
@@ -73,6 +75,7 @@ class OnnxModel : public ImageModel {
   std::vector<Step> steps_;
   std::map<std::string, int> values_;
   std::vector<at::Tensor> constants_;  // by value index; undefined when computed per run
+  std::set<std::string> initializer_names_;
   std::set<int> parameters_;           // values that stay fp32 on the CPU (parameter_input)
   int input_ = -1, output_ = -1;
   std::string input_name_, output_name_;

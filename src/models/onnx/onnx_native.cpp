@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 #include <set>
 
 #include <ATen/ATen.h>
@@ -28,9 +29,18 @@ double agreement_db(const at::Tensor& a, const at::Tensor& b) {
   return 10 * std::log10(range * range / mse);
 }
 
-}  // namespace
+// Initializers that kept their PyTorch state-dict names ("conv_first.weight",
+// "body.0.rdb1.conv1.bias"): the exporter keeps a parameter's name unless it folded it.
+std::optional<weights::StateDict> named_state_dict(const OnnxModel& graph) {
+  static const std::regex key(R"(^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*\.(weight|bias)$)");
+  weights::StateDict dict;
+  for (const auto& [name, tensor] : graph.initializer_values())
+    if (std::regex_match(name, key) && at::isFloatingType(tensor.scalar_type())) dict[name] = tensor.to(at::kFloat).contiguous();
+  if (dict.size() < 2) return std::nullopt;
+  return dict;
+}
 
-std::optional<weights::StateDict> native_state_dict(const OnnxModel& graph) {
+std::optional<weights::StateDict> compact_state_dict(const OnnxModel& graph) {
   const auto nodes = graph.weighted_nodes();
   weights::StateDict dict;
   int body = 0;
@@ -57,6 +67,21 @@ std::optional<weights::StateDict> native_state_dict(const OnnxModel& graph) {
   const std::multiset<std::string> compact_tail = {"DepthToSpace", "Resize", "Add"};
   if (body < 3 || conv_next || tail != compact_tail) return std::nullopt;
   return dict;
+}
+
+}  // namespace
+
+std::optional<weights::StateDict> native_state_dict(const OnnxModel& graph) {
+  if (auto compact = compact_state_dict(graph)) return compact;
+  std::optional<weights::StateDict> named = named_state_dict(graph);
+  if (!named) return std::nullopt;
+  // Only a dict some architecture claims; native_twin still checks it reproduces the graph.
+  try {
+    if (detect(*named, "onnx")) return named;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model) throw;
+  }
+  return std::nullopt;
 }
 
 std::unique_ptr<ImageModel> native_twin(OnnxModel& graph, const std::string& source) {

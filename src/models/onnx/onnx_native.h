@@ -13,7 +13,9 @@
 namespace framelift::models::onnx {
 
 // Compact (SRVGGNetCompact): Conv, PRelu, (Conv, PRelu)*, Conv, DepthToSpace (CRD), a nearest
-// Resize of the input and an Add, as `body.N` tensors; nullopt for any other graph.
+// Resize of the input and an Add, as `body.N` tensors, by structure (exporters rename PReLU
+// slopes); else the initializers that kept state-dict names, when a native detector claims them
+// (RRDBNet under BasicSR's or ESRGAN's names, say); nullopt for any other graph.
 std::optional<weights::StateDict> native_state_dict(const OnnxModel& graph);
 
 // The native network for the graph when one is mapped and agrees with the graph within 50 dB on
