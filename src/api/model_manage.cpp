@@ -36,8 +36,15 @@ library::DetectedModel detect(const fs::path& file) {
     d.scale = j["native"].value("scale", 0);
     if (j["native"].value("frames_per_call", 1) == 2) d.task = "interpolate";  // IFRNet
   }
+  const bool onnx = j.value("format", "") == "onnx";
+  // The cache holds the files import copies; an ONNX model's external weights are not among them.
+  if (onnx && !j["external_data"].empty())
+    throw Error(ErrorKind::Model, str(file.string(), ": keeps its weights in ", j["external_data"].size(),
+                                      " external file(s) beside it (", j["external_data"][0].get<std::string>(),
+                                      "...), which models import does not copy; run it with -m PATH from its folder"));
   if (j.contains("graph")) {
-    if (d.architecture.empty()) d.architecture = "ncnn";  // a graph framelift runs, not a known native net
+    // A graph framelift runs, not a known native net.
+    if (d.architecture.empty()) d.architecture = onnx ? "onnx" : "ncnn";
     d.scale = j["graph"].value("scale", d.scale);
   }
   return d;

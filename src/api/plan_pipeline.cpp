@@ -51,6 +51,12 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
   try {
     const models::ModelFileNetwork m = models::detect_model_file(file);
     n.output_scale = m.output_scale;
+    if (m.graph_cost) {
+      n.arch = m.graph_cost->arch;
+      n.scale = m.graph_cost->scale;
+      n.cost = m.graph_cost;
+      return n;
+    }
     if (!m.native) return n;
     n.arch = m.native->arch;
     n.scale = m.native->scale;

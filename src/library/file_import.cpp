@@ -23,7 +23,8 @@ std::string lower_extension(const fs::path& p) {
 
 bool is_model_file(const fs::path& path) {
   const std::string ext = lower_extension(path);
-  return ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors" || ext == ".param" || ext == ".bin";
+  return ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors" || ext == ".param" || ext == ".bin" ||
+         ext == ".onnx";
 }
 
 std::vector<fs::path> model_file_set(const fs::path& file) {
@@ -39,7 +40,7 @@ std::vector<fs::path> model_file_set(const fs::path& file) {
   }
   if (!is_model_file(file))
     throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", file.extension().string(),
-                                      "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors)"));
+                                      "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors, ONNX .onnx)"));
   return {file};
 }
 

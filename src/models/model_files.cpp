@@ -12,12 +12,16 @@
 #include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
 #include "models/ncnn_native_weights.h"
+#include "models/onnx/onnx_model.h"
+#include "models/onnx/onnx_native.h"
 #include "models/resized_model.h"
 #include "util/error.h"
 #include "util/str.h"
 #include "weights/load_weights.h"
 #include "weights/ncnn_bin.h"
 #include "weights/ncnn_param.h"
+#include "weights/file_bytes.h"
+#include "weights/onnx_proto.h"
 
 namespace fs = std::filesystem;
 
@@ -51,9 +55,19 @@ bool is_native_weights(const fs::path& file) {
   return ext == ".pth" || ext == ".pt" || ext == ".ckpt" || ext == ".safetensors";
 }
 
+// .onnx, or a file under another name whose bytes are a ModelProto (ONNX has no magic number;
+// every exporter writes ir_version first).
+bool is_onnx(const fs::path& file) {
+  if (file.extension() == ".onnx") return true;
+  if (is_ncnn(file) || is_native_weights(file)) return false;
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return false;
+  return weights::onnx::looks_like_onnx(weights::read_file_head(file, 16).bytes);
+}
+
 [[noreturn]] void unsupported(const fs::path& file) {
   throw Error(ErrorKind::Model, str(file.string(), ": unsupported model file type '", file.extension().string(),
-                                    "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors)"));
+                                    "' (ncnn .param/.bin, PyTorch .pth/.pt/.ckpt, .safetensors, ONNX .onnx)"));
 }
 
 std::unique_ptr<ImageModel> open_file(const fs::path& file) {
@@ -62,6 +76,12 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
     return open_ncnn_model(std::move(f.graph), f.weights);
   }
   if (is_native_weights(file)) return load_model(file);
+  if (is_onnx(file)) {
+    // A graph that is a native architecture runs natively (onnx_native.h checks they agree).
+    std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(file);
+    if (std::unique_ptr<ImageModel> native = onnx::native_twin(*graph, file.string())) return native;
+    return graph;
+  }
   unsupported(file);
 }
 
@@ -84,6 +104,33 @@ std::optional<weights::StateDict> native_weights(const weights::NcnnGraph& graph
 // The native network runs unless the graph outputs more than it does (the resize an export ends
 // in only ever shrinks: animevideov3 x2/x3).
 bool runs_native(int native_scale, int graph_scale) { return graph_scale <= native_scale; }
+
+void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
+  weights::onnx::Model proto = weights::onnx::parse_onnx(file);
+  j["format"] = "onnx";
+  j["ir_version"] = proto.ir_version;
+  j["opset"] = proto.opset();
+  j["producer"] = str(proto.producer_name, proto.producer_version.empty() ? "" : " ", proto.producer_version);
+  j["external_data"] = proto.external_files;
+  onnx::OnnxModel model(std::move(proto));
+  const auto& st = model.stats();
+  const ModelInfo& info = model.info();
+  j["input"] = model.input_name();
+  j["output"] = model.output_name();
+  j["nodes"] = st.nodes;
+  j["folded_at_load"] = st.folded;
+  j["initializers"] = st.initializers;
+  j["params"] = st.parameters;
+  j["operators"] = st.op_counts;
+  const arch::ArchCost cost = model.cost_model();
+  j["macs_per_px"] = cost.macs_per_px;
+  j["graph"] = {{"scale", info.scale},           {"size_multiple", info.size_multiple}, {"in_channels", info.in_channels},
+                {"out_channels", info.out_channels}, {"tiled", info.tiled}};
+  // The native architecture that runs the graph, when it is one (onnx_native.h), else null.
+  j["native"] = nullptr;
+  if (onnx::native_twin(model, file.string()))
+    j["native"] = nlohmann::ordered_json::parse(describe_model(*onnx::native_state_dict(model), file.string()));
+}
 
 }  // namespace
 
@@ -115,6 +162,14 @@ ModelFileNetwork detect_model_file(const fs::path& file) {
   if (is_native_weights(file)) {
     n.native = detect(weights::load_weights(file), file.string());
     if (n.native) n.output_scale = n.native->scale;
+    return n;
+  }
+  if (is_onnx(file)) {
+    // The graph interpreter runs it; its probed geometry is the scale, its operators the cost.
+    const auto model = onnx::OnnxModel::load(file);
+    n.output_scale = model->info().scale;
+    if (onnx::native_twin(*model, file.string())) n.native = detect(*onnx::native_state_dict(*model), file.string());
+    else n.graph_cost = model->cost_model();
     return n;
   }
   if (!is_ncnn(file)) unsupported(file);
@@ -152,6 +207,8 @@ std::string describe_model_file(const std::string& name_or_path, bool cpu_paths)
     } catch (const Error&) {
       j["native"] = nullptr;
     }
+  } else if (is_onnx(file)) {
+    describe_onnx(file, j);
   } else {
     j["format"] = ext.substr(1);
     const weights::StateDict dict = weights::load_weights(file);

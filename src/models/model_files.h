@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/cost.h"
 #include "infer/image_model.h"
 #include "models/architecture.h"
 #include "weights/ncnn_param.h"
@@ -31,6 +32,9 @@ struct ModelFileNetwork {
   // Output size / input size: an animevideov3 x2 ncnn export runs the x4 network (native->scale
   // 4) and resizes down to 2.
   int output_scale = 1;
+  // An ONNX graph's cost counted from its operators (OnnxModel::cost_model): what the planner
+  // prices it by, there being no architecture to walk.
+  std::optional<arch::ArchCost> graph_cost;
 };
 // Throws Error(Model) like open_model for an unreadable or unsupported file.
 ModelFileNetwork detect_model_file(const std::filesystem::path& file);

@@ -82,6 +82,11 @@ StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
   StageSpec s;
   s.kind = kind;
   s.model = n.label;
+  if (n.cost) {
+    s.cost = *n.cost;
+    s.scale = out_scale;
+    return s;
+  }
   try {
     s.cost = arch::cost(n.arch, net_scale, n.params);
   } catch (const Error&) {

@@ -25,6 +25,9 @@ struct DetectedNetwork {
   arch::ArchParams params;  // its hyperparameters ("num_feat", "nb", ...)
   std::string label;  // for display: the file's name
   int output_scale = 0;  // the stage's output / input when it resizes the network's output; 0: scale
+  // A graph's cost counted from its operators (an ONNX file: models::OnnxModel::cost_model), used
+  // as it is in place of an architecture's walk.
+  std::optional<arch::ArchCost> cost;
 };
 
 // One stage as the pipeline parser gives it, with every option its schema has a default for

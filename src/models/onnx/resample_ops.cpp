@@ -1,0 +1,252 @@
+// Resize/Upsample, DepthToSpace/SpaceToDepth, Pad and GridSample.
+//
+// Resize follows the ONNX definition axis by axis rather than mapping onto ATen's upsample
+// kernels: every coordinate mode, nearest rounding and cubic coefficient the spec has then takes
+// the same path, where ATen has only PyTorch's own few. Each resized axis is a sum of gathered
+// taps: output i reads input taps at clamped integer positions around x_original(i), weighted by
+// the mode's coefficients (nearest: 1 tap, linear: 2, cubic: 4).
+#include <cmath>
+
+#include <ATen/ATen.h>
+
+#include "infer/fp32_islands.h"
+#include "models/onnx/builtin_ops.h"
+#include "util/error.h"
+#include "util/str.h"
+
+namespace framelift::models::onnx {
+namespace {
+
+struct ResizeMode {
+  std::string mode, coordinates, nearest;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
+double original_coordinate(const ResizeMode& m, int64_t x, double scale, int64_t in, int64_t out) {
+  const double xd = static_cast<double>(x);
+  if (m.coordinates == "asymmetric") return xd / scale;
+  if (m.coordinates == "align_corners") return out == 1 ? 0.0 : xd * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  if (m.coordinates == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+  if (m.coordinates == "half_pixel_symmetric") {
+    const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+    const double center = static_cast<double>(in) / 2.0;
+    return center * (1 - adjustment) + (xd + 0.5) / scale - 0.5;
+  }
+  return (xd + 0.5) / scale - 0.5;  // half_pixel
+}
+
+int64_t nearest_index(const std::string& rounding, double x) {
+  if (rounding == "floor") return static_cast<int64_t>(std::floor(x));
+  if (rounding == "ceil") return static_cast<int64_t>(std::ceil(x));
+  const double f = std::floor(x);
+  if (x - f == 0.5) return static_cast<int64_t>(f) + (rounding == "round_prefer_ceil" ? 1 : 0);
+  return static_cast<int64_t>(std::lround(x));
+}
+
+std::vector<double> cubic_coefficients(double r, double a) {
+  auto outer = [a](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };  // 1 <= t <= 2
+  auto inner = [a](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };          // 0 <= t <= 1
+  return {outer(r + 1), inner(r), inner(1 - r), outer(2 - r)};
+}
+
+// The taps and weights for one axis: [taps, out] each.
+std::pair<at::Tensor, at::Tensor> axis_taps(const ResizeMode& m, int64_t in, int64_t out, double scale) {
+  const int taps = m.mode == "nearest" ? 1 : m.mode == "linear" ? 2 : 4;
+  std::vector<int64_t> index(static_cast<size_t>(taps * out));
+  std::vector<double> weight(static_cast<size_t>(taps * out));
+  for (int64_t i = 0; i < out; ++i) {
+    // ONNX Runtime computes coordinates in float: a nearest tie must fall the same way.
+    const double x = static_cast<float>(original_coordinate(m, i, scale, in, out));
+    std::vector<int64_t> at_;
+    std::vector<double> w;
+    if (m.mode == "nearest") {
+      at_ = {nearest_index(m.nearest, x)};
+      w = {1};
+    } else {
+      const double f = std::floor(x), r = x - f;
+      const int64_t base = static_cast<int64_t>(f);
+      if (m.mode == "linear") {
+        at_ = {base, base + 1};
+        w = {1 - r, r};
+      } else {
+        at_ = {base - 1, base, base + 1, base + 2};
+        w = cubic_coefficients(r, m.cubic_a);
+      }
+    }
+    if (m.exclude_outside) {
+      double sum = 0;
+      for (size_t t = 0; t < at_.size(); ++t) {
+        if (at_[t] < 0 || at_[t] >= in) w[t] = 0;
+        sum += w[t];
+      }
+      if (sum != 0)
+        for (auto& v : w) v /= sum;
+    }
+    for (size_t t = 0; t < at_.size(); ++t) {
+      index[t * static_cast<size_t>(out) + static_cast<size_t>(i)] = std::max<int64_t>(0, std::min(at_[t], in - 1));
+      weight[t * static_cast<size_t>(out) + static_cast<size_t>(i)] = w[t];
+    }
+  }
+  return {at::tensor(index, at::kLong).reshape({taps, out}), at::tensor(weight, at::kDouble).reshape({taps, out})};
+}
+
+at::Tensor resize_axis(const at::Tensor& x, int64_t axis, int64_t out, double scale, const ResizeMode& m) {
+  const int64_t in = x.size(axis);
+  if (in == out && scale == 1.0) return x;
+  auto [index, weight] = axis_taps(m, in, out, scale);
+  index = index.to(x.device());
+  if (m.mode == "nearest") return x.index_select(axis, index[0]);
+  std::vector<int64_t> view(static_cast<size_t>(x.dim()), 1);
+  view[static_cast<size_t>(axis)] = out;
+  // The weights sum in the activation's type; taps are exact copies.
+  const at::Tensor w = weight.to(x.device(), x.scalar_type());
+  at::Tensor y;
+  for (int64_t t = 0; t < index.size(0); ++t) {
+    at::Tensor term = x.index_select(axis, index[t]) * w[t].view(view);
+    y = y.defined() ? y + term : term;
+  }
+  return y;
+}
+
+ResizeMode read_resize_mode(const NodeSpec& spec) {
+  ResizeMode m;
+  m.mode = spec.choice("mode", "nearest", {"nearest", "linear", "cubic"});
+  m.coordinates = spec.choice("coordinate_transformation_mode", "half_pixel",
+                              {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "half_pixel_symmetric"});
+  m.nearest = spec.choice("nearest_mode", "round_prefer_floor", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  m.cubic_a = spec.f("cubic_coeff_a", -0.75f);
+  m.exclude_outside = spec.i("exclude_outside", 0) != 0;
+  if (spec.i("antialias", 0) != 0) spec.fail("antialias=1 is not supported");
+  if (spec.has("axes")) spec.fail("the axes attribute is not supported");
+  if (spec.choice("keep_aspect_ratio_policy", "stretch", {"stretch"}) != "stretch") spec.fail("unreachable");
+  return m;
+}
+
+// Resize(X, roi, scales, sizes): sizes win when given; scales give floor(in * scale).
+Tensors run_resize(const Tensors& in, const ResizeMode& m, size_t scales_input, size_t sizes_input) {
+  at::Tensor x = input(in, 0, "Resize");
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (sizes_input < in.size() && in[sizes_input].defined() && in[sizes_input].numel() > 0) sizes = int_values(in[sizes_input]);
+  if (sizes.empty() && scales_input < in.size() && in[scales_input].defined() && in[scales_input].numel() > 0) {
+    at::Tensor s = in[scales_input].to(at::kCPU).to(at::kDouble).contiguous();
+    scales.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+  }
+  const auto rank = static_cast<size_t>(x.dim());
+  if (sizes.empty() && scales.size() != rank)
+    throw Error(ErrorKind::Model, str("Resize: needs ", rank, " scales or sizes, got ", scales.size()));
+  if (!sizes.empty() && sizes.size() != rank) throw Error(ErrorKind::Model, str("Resize: needs ", rank, " sizes"));
+  for (size_t k = 0; k < rank; ++k) {
+    const int64_t len = x.size(static_cast<int64_t>(k));
+    const int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(static_cast<double>(len) * scales[k])) : sizes[k];
+    const double scale = sizes.empty() ? scales[k] : static_cast<double>(out) / static_cast<double>(len);
+    if (out <= 0 || scale <= 0) throw Error(ErrorKind::Model, str("Resize: output size ", out, " on axis ", k));
+    x = resize_axis(x, static_cast<int64_t>(k), out, scale, m);
+  }
+  return Tensors{x.contiguous()};
+}
+
+std::unique_ptr<OnnxOp> resize(const NodeSpec& spec) {
+  const ResizeMode m = read_resize_mode(spec);
+  if (m.coordinates == "tf_crop_and_resize") spec.fail("coordinate_transformation_mode=tf_crop_and_resize is not supported");
+  return lambda_op([m](const Tensors& in, const RunContext&) { return run_resize(in, m, 2, 3); });
+}
+
+// Upsample (deprecated since opset 10, still in old exports): Resize with asymmetric coordinates.
+std::unique_ptr<OnnxOp> upsample(const NodeSpec& spec) {
+  ResizeMode m;
+  const std::string mode = spec.choice("mode", "nearest", {"nearest", "linear", "bilinear"});
+  m.mode = mode == "nearest" ? "nearest" : "linear";
+  m.coordinates = "asymmetric";
+  m.nearest = "floor";
+  return lambda_op([m](const Tensors& in, const RunContext&) { return run_resize(in, m, 1, 99); });
+}
+
+std::unique_ptr<OnnxOp> depth_to_space(const NodeSpec& spec) {
+  const int64_t b = spec.i("blocksize", 0);
+  if (b < 1) spec.fail("blocksize must be positive");
+  const bool crd = spec.choice("mode", "DCR", {"DCR", "CRD"}) == "CRD";
+  return lambda_op([b, crd](const Tensors& in, const RunContext&) {
+    const at::Tensor& x = input(in, 0, "DepthToSpace");
+    if (crd) return Tensors{at::pixel_shuffle(x, b)};
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+    return Tensors{x.reshape({n, b, b, c / (b * b), h, w}).permute({0, 3, 4, 1, 5, 2}).reshape({n, c / (b * b), h * b, w * b})};
+  });
+}
+
+std::unique_ptr<OnnxOp> space_to_depth(const NodeSpec& spec) {
+  const int64_t b = spec.i("blocksize", 0);
+  if (b < 1) spec.fail("blocksize must be positive");
+  return lambda_op([b](const Tensors& in, const RunContext&) {
+    const at::Tensor& x = input(in, 0, "SpaceToDepth");
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+    return Tensors{x.reshape({n, c, h / b, b, w / b, b}).permute({0, 3, 5, 1, 2, 4}).reshape({n, c * b * b, h / b, w / b})};
+  });
+}
+
+// Pad(data, pads, constant_value, axes): pads are all begins, then all ends, per axis.
+std::unique_ptr<OnnxOp> pad(const NodeSpec& spec) {
+  const std::string mode = spec.choice("mode", "constant", {"constant", "reflect", "edge"});
+  return lambda_op([mode](const Tensors& in, const RunContext&) {
+    const at::Tensor& x = input(in, 0, "Pad");
+    const std::vector<int64_t> given = int_values(input(in, 1, "Pad"));
+    const int64_t rank = x.dim();
+    std::vector<int64_t> axes;
+    if (in.size() > 3 && in[3].defined()) axes = int_values(in[3]);
+    else
+      for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+    if (given.size() != 2 * axes.size()) throw Error(ErrorKind::Model, str("Pad: ", given.size(), " pads for ", axes.size(), " axes"));
+    std::vector<int64_t> begin(static_cast<size_t>(rank), 0), end(static_cast<size_t>(rank), 0);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const auto a = static_cast<size_t>(normalize_axis(axes[k], rank, "Pad"));
+      begin[a] = given[k];
+      end[a] = given[k + axes.size()];
+    }
+    std::vector<int64_t> torch_pads;  // last axis first
+    int64_t outer_padded = 0;
+    for (int64_t d = rank; d-- > 0;) {
+      torch_pads.push_back(begin[static_cast<size_t>(d)]);
+      torch_pads.push_back(end[static_cast<size_t>(d)]);
+      if (d < rank - 2 && (begin[static_cast<size_t>(d)] || end[static_cast<size_t>(d)])) ++outer_padded;
+    }
+    if (mode == "constant") {
+      const double value = in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0;
+      return Tensors{at::constant_pad_nd(x, torch_pads, value)};
+    }
+    if (rank != 4 || outer_padded) throw Error(ErrorKind::Model, str("Pad: ", mode, " padding only pads H and W of a 4-D tensor"));
+    const std::vector<int64_t> hw = {torch_pads[0], torch_pads[1], torch_pads[2], torch_pads[3]};
+    return Tensors{mode == "reflect" ? infer::reflect_pad2d(x, hw) : infer::replicate_pad2d(x, hw)};
+  });
+}
+
+std::unique_ptr<OnnxOp> grid_sample(const NodeSpec& spec) {
+  const std::string mode = spec.choice("mode", spec.opset >= 20 ? "linear" : "bilinear",
+                                       {"bilinear", "linear", "nearest", "bicubic", "cubic"});
+  const std::string padding = spec.choice("padding_mode", "zeros", {"zeros", "border", "reflection"});
+  const bool align = spec.i("align_corners", 0) != 0;
+  const int64_t interp = mode == "nearest" ? 1 : (mode == "bicubic" || mode == "cubic") ? 2 : 0;
+  const int64_t pad = padding == "zeros" ? 0 : padding == "border" ? 1 : 2;
+  return lambda_op([=](const Tensors& in, const RunContext&) {
+    const at::Tensor& x = input(in, 0, "GridSample");
+    const at::Tensor& grid = input(in, 1, "GridSample");
+    if (x.dim() != 4) throw Error(ErrorKind::Model, "GridSample: only 4-D inputs are supported");
+    // libtorch 1.13's CPU grid sampler has no reduced-precision kernel: an fp32 island there.
+    if (x.is_cpu() && x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble)
+      return Tensors{at::grid_sampler_2d(x.to(at::kFloat), grid.to(at::kFloat), interp, pad, align).to(x.scalar_type())};
+    return Tensors{at::grid_sampler_2d(x, grid.to(x.scalar_type()), interp, pad, align)};
+  });
+}
+
+}  // namespace
+
+void add_resample_ops(OpTable& t) {
+  t["Resize"] = resize;
+  t["Upsample"] = upsample;
+  t["DepthToSpace"] = depth_to_space;
+  t["SpaceToDepth"] = space_to_depth;
+  t["Pad"] = pad;
+  t["GridSample"] = grid_sample;
+}
+
+}  // namespace framelift::models::onnx

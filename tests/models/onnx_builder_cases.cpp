@@ -1,0 +1,106 @@
+// Graphs PyTorch 1.13 cannot export (every Resize coordinate and nearest mode, cubic's other
+// coefficient and exclude_outside, Gelu of opset 20, Mish of 18, SpaceToDepth, legacy Softmax),
+// written with tests/support/onnx_builder.h into the cases folder for ONNX Runtime to run
+// (onnx_ort_check.sh calls this test with FRAMELIFT_ONNX_WRITE set; it skips otherwise). Only
+// graphs and inputs are written here: the expected outputs are ONNX Runtime's.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "support/onnx_builder.h"
+
+namespace framelift::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ob = onnx_build;
+
+struct Writer {
+  fs::path dir;
+  nlohmann::json cases;
+
+  void add(const std::string& name, const Proto& graph, int64_t opset, std::vector<int64_t> shape, int tile = 0) {
+    const auto bytes = ob::model(graph, opset).bytes();
+    std::ofstream(dir / (name + ".onnx"), std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                                 static_cast<std::streamsize>(bytes.size()));
+    at::manual_seed(static_cast<uint64_t>(cases.size()) + 11);
+    const at::Tensor x = at::rand(shape);
+    std::ofstream(dir / (name + ".in.f32"), std::ios::binary).write(static_cast<const char*>(x.data_ptr()),
+                                                                   static_cast<std::streamsize>(x.numel() * 4));
+    cases.push_back({{"case", name}, {"network", name}, {"opset", opset}, {"model", name + ".onnx"}, {"input", name + ".in.f32"},
+                     {"shape", shape}, {"tile", tile}, {"overlap", -1}, {"bf16_db", 30}, {"builder", true}});
+  }
+};
+
+Proto one_node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<Proto>& attributes,
+               const std::vector<Proto>& initializers) {
+  return ob::graph({ob::node(op, inputs, {"y"}, attributes)}, initializers, {ob::value_info("x", {1, 3, -1, -1})},
+                   {ob::value_info("y", {1, -1, -1, -1})});
+}
+
+Proto resize(const std::vector<Proto>& attributes, float scale) {
+  return one_node("Resize", {"x", "", "scales"}, attributes, {ob::tensor("scales", {4}, {1, 1, scale, scale})});
+}
+
+TEST(OnnxBuilderCases, WriteGraphsForOnnxRuntime) {
+  const char* out = std::getenv("FRAMELIFT_ONNX_WRITE");
+  if (!out) GTEST_SKIP() << "FRAMELIFT_ONNX_WRITE not set (onnx_ort_check.sh sets it)";
+  Writer w{out, nlohmann::json::array()};
+  const std::vector<int64_t> odd = {1, 3, 29, 37};
+  const std::vector<std::string> coordinates = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                                "half_pixel_symmetric"};
+  for (const std::string nearest : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})
+    for (const std::string coord : {"asymmetric", "half_pixel", "align_corners"})
+      for (float scale : {2.f, 3.f})
+        w.add("resize_nearest_" + nearest + "_" + coord + "_x" + std::to_string(static_cast<int>(scale)),
+              resize({ob::attr_string("mode", "nearest"), ob::attr_string("nearest_mode", nearest),
+                      ob::attr_string("coordinate_transformation_mode", coord)}, scale),
+              19, odd, coord == "align_corners" ? 0 : 16);
+  for (const auto& coord : coordinates) {
+    w.add("resize_linear_" + coord + "_x3", resize({ob::attr_string("mode", "linear"), ob::attr_string("coordinate_transformation_mode", coord)}, 3.f),
+          19, odd);
+    w.add("resize_cubic_" + coord + "_x2", resize({ob::attr_string("mode", "cubic"), ob::attr_string("coordinate_transformation_mode", coord)}, 2.f),
+          19, odd);
+    w.add("resize_cubic_a05_exclude_" + coord + "_x2",
+          resize({ob::attr_string("mode", "cubic"), ob::attr_string("coordinate_transformation_mode", coord), ob::attr_float("cubic_coeff_a", -0.5f),
+                  ob::attr_int("exclude_outside", 1)}, 2.f),
+          19, odd);
+  }
+  w.add("gelu_none_op20", one_node("Gelu", {"x"}, {}, {}), 20, odd);
+  w.add("gelu_tanh_op20", one_node("Gelu", {"x"}, {ob::attr_string("approximate", "tanh")}, {}), 20, odd);
+  w.add("mish_op18", one_node("Mish", {"x"}, {}, {}), 18, odd);
+  // SpaceToDepth, a 1x1 mix of the 12 channels, then DepthToSpace DCR back: size multiple 2.
+  {
+    std::vector<float> mix(12 * 12);
+    for (size_t k = 0; k < mix.size(); ++k) mix[k] = static_cast<float>((k * 29) % 13) / 13.f - 0.4f;
+    Proto g = ob::graph({ob::node("SpaceToDepth", {"x"}, {"s"}, {ob::attr_int("blocksize", 2)}), ob::node("Conv", {"s", "m"}, {"c"}),
+                         ob::node("DepthToSpace", {"c"}, {"y"}, {ob::attr_int("blocksize", 2), ob::attr_string("mode", "DCR")})},
+                        {ob::tensor("m", {12, 12, 1, 1}, mix)}, {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+    w.add("space_to_depth_dcr_op13", g, 13, {1, 3, 28, 36}, 16);
+  }
+  // Softmax before opset 13 normalises over everything from `axis` on; from 13, over one axis.
+  w.add("softmax_axis1_op11", one_node("Softmax", {"x"}, {ob::attr_int("axis", 1)}, {}), 11, odd);
+  w.add("softmax_axis1_op13", one_node("Softmax", {"x"}, {ob::attr_int("axis", 1)}, {}), 13, odd);
+  // Pad with the opset 18 axes input, edge mode, H and W only (2 top, 1 left, 0 bottom, 3 right),
+  // then a 3x5 convolution without padding brings the picture back to its size.
+  {
+    std::vector<float> k(3 * 3 * 15);
+    for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 31) % 11) / 22.f - 0.2f;
+    Proto g = ob::graph({ob::node("Pad", {"x", "pads", "", "axes"}, {"p"}, {ob::attr_string("mode", "edge")}), ob::node("Conv", {"p", "k"}, {"y"})},
+                        {ob::int64_tensor("pads", {4}, {2, 1, 0, 3}), ob::int64_tensor("axes", {2}, {2, 3}), ob::tensor("k", {3, 3, 3, 5}, k)},
+                        {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+    w.add("pad_edge_axes_op18", g, 18, odd);
+  }
+  nlohmann::json all = nlohmann::json::array();
+  if (std::ifstream in(w.dir / "cases.json"); in) all = nlohmann::json::parse(in);
+  for (const auto& c : w.cases) all.push_back(c);
+  std::ofstream(w.dir / "cases.json") << all.dump(1);
+  std::cout << "onnx_builder_cases: " << w.cases.size() << " graphs in " << w.dir << "\n";
+}
+
+}  // namespace
+}  // namespace framelift::test
