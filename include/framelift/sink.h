@@ -21,12 +21,12 @@
 namespace framelift {
 
 struct SinkOptions {
-  std::string codec;                               // "": libx264 (or the container's default)
-  std::optional<double> crf;
-  std::string preset;
-  std::string pix_fmt;                             // "": yuv420p where the encoder takes it
-  std::map<std::string, std::string> encoder_options;
-  std::string container;                           // "": from the output's extension
+  std::string codec{};                             // "": libx264 (or the container's default)
+  std::optional<double> crf{};
+  std::string preset{};
+  std::string pix_fmt{};                           // "": yuv420p where the encoder takes it
+  std::map<std::string, std::string> encoder_options{};
+  std::string container{};                         // "": from the output's extension
   bool overwrite = false;                          // replace an existing output
 };
 

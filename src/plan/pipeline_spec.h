@@ -27,7 +27,7 @@ struct DetectedNetwork {
   int output_scale = 0;  // the stage's output / input when it resizes the network's output; 0: scale
   // A graph's cost counted from its operators (an ONNX file: models::OnnxModel::cost_model), used
   // as it is in place of an architecture's walk.
-  std::optional<arch::ArchCost> cost;
+  std::optional<arch::ArchCost> cost{};
 };
 
 // One stage as the pipeline parser gives it, with every option its schema has a default for

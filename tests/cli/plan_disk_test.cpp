@@ -75,7 +75,9 @@ TEST_P(PlanDisk, EstimateIsWithinAQuarterOfTheMeasuredPeak) {
   const nlohmann::json table = plan_json("-i " + shell_quote(in) + " --pipeline " + kPipeline + " -c " + codec);
   const double measured_bits = plan["disk"]["bits_per_pixel"].get<double>(), table_bits = table["disk"]["bits_per_pixel"].get<double>();
   std::printf("%s: %.3f bits per pixel measured, %.3f in the table\n", codec.c_str(), measured_bits, table_bits);
-  if (codec == "ffv1") EXPECT_LT(measured_bits, table_bits / 3);
+  if (codec == "ffv1") {
+    EXPECT_LT(measured_bits, table_bits / 3);
+  }
 
   const std::string run = shell_quote(cli_path()) + " --log-level warn run -i " + shell_quote(in) + " --pipeline " + kPipeline +
                           " -c " + codec + " --segment-frames 12 --progress none -o ";

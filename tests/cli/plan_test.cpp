@@ -232,7 +232,9 @@ TEST(PlanCommand, ProfileOfATorchScriptPipelinePricesItWhereMeasured) {
   ASSERT_EQ(row["stages"].size(), 1u) << row.dump();
   EXPECT_NEAR(row["stages"][0]["seconds_per_frame"].get<double>(), measured, 1e-9 + 1e-6 * measured) << row.dump();
   for (const auto& r : plan["rows"])
-    if (r["provider"] != "local") EXPECT_EQ(r["cost_known"], false) << r.dump();
+    if (r["provider"] != "local") {
+      EXPECT_EQ(r["cost_known"], false) << r.dump();
+    }
 }
 
 TEST(PlanCommand, MissingInputIsAClearError) {

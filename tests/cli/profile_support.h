@@ -23,11 +23,12 @@ inline const char* kFootage = "/usr/share/doc/opencv-doc/examples/data/Megamind.
 // stretch must be reached by seeking to a keyframe and decoding up to it.
 inline std::filesystem::path footage(const std::filesystem::path& dir, int w, int h, int frames) {
   const std::filesystem::path out = dir / ("megamind-" + std::to_string(w) + "x" + std::to_string(h) + ".mkv");
-  if (!std::filesystem::exists(out))
+  if (!std::filesystem::exists(out)) {
     EXPECT_EQ(run_command(std::string("ffmpeg -nostdin -v error -y -i ") + kFootage + " -frames:v " + std::to_string(frames) +
                           " -vf scale=" + std::to_string(w) + ":" + std::to_string(h) +
                           " -c:v libx264 -preset veryfast -crf 12 -g 12 -bf 2 -an " + shell_quote(out)),
               0);
+  }
   return out;
 }
 

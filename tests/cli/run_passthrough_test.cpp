@@ -56,7 +56,9 @@ TEST(RunPassthrough, KeepsAudioSubtitlesChaptersAttachmentMetadata) {
       EXPECT_EQ(s["color_primaries"], "bt709");
       EXPECT_EQ(s["color_space"], "bt709");
     }
-    if (s["codec_type"] == "audio") EXPECT_EQ(s["tags"]["language"], "eng");
+    if (s["codec_type"] == "audio") {
+      EXPECT_EQ(s["tags"]["language"], "eng");
+    }
   }
   EXPECT_TRUE(attachment);
 }

@@ -20,8 +20,9 @@ TEST(RunSources, HardwareDecodeFallsBackToCpuWithAMessage) {
   auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " --hwaccel cuda --preset ultrafast");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // On a machine with a CUDA device the message is absent and the frames come from the GPU.
-  if (r.output.find("decoding with hardware acceleration") == std::string::npos)
+  if (r.output.find("decoding with hardware acceleration") == std::string::npos) {
     EXPECT_NE(r.output.find("hardware decoding 'cuda' is not available"), std::string::npos) << r.output;
+  }
   EXPECT_EQ(count_frames(out), 50);
 }
 

@@ -66,7 +66,7 @@ TEST_P(FaultInjection, EveryWriteSyncAndRenameFailingOrKilledLosesNothing) {
   int attacked = 0;
   for (const std::string variable : {"FRAMELIFT_FAIL_AT", "FRAMELIFT_CRASH_AT"}) {
     const bool kill = variable == "FRAMELIFT_CRASH_AT";
-    for (const std::string point : kill ? std::vector<std::string>{"commit", "committed"}
+    for (const std::string& point : kill ? std::vector<std::string>{"commit", "committed"}
                                         : std::vector<std::string>{"write", "fsync", "rename"}) {
       // The N-th occurrence, for every N the run reaches: the first N a run survives untouched
       // (exit 0) is past the last occurrence.
@@ -92,7 +92,9 @@ TEST_P(FaultInjection, EveryWriteSyncAndRenameFailingOrKilledLosesNothing) {
           std::smatch m;
           const bool kept_said = std::regex_search(lines[0], m, kept_as);
           // A --no-job run fails only once its file is complete: that work must be somewhere.
-          if (!mode.job && !fs::exists(out)) EXPECT_TRUE(kept_said) << "the finished result is gone: " << lines[0];
+          if (!mode.job && !fs::exists(out)) {
+            EXPECT_TRUE(kept_said) << "the finished result is gone: " << lines[0];
+          }
           if (kept_said) {
             const fs::path kept = m[1].str();
             ASSERT_TRUE(fs::exists(kept)) << lines[0];
@@ -100,7 +102,9 @@ TEST_P(FaultInjection, EveryWriteSyncAndRenameFailingOrKilledLosesNothing) {
             fs::remove(kept);  // the user moves it away
           }
         }
-        if (fs::exists(out)) EXPECT_EQ(frames_of(out), reference) << "something else than the result at the output";
+        if (fs::exists(out)) {
+          EXPECT_EQ(frames_of(out), reference) << "something else than the result at the output";
+        }
         std::string again;
         ASSERT_EQ(run_command(command, &again), 0) << again;
         EXPECT_EQ(frames_of(out), reference);

@@ -59,8 +59,9 @@ TEST_P(ServeEarlyStops, StoppedThereThenARestartResumesEveryFrame) {
     id = submit(*c, token, tiny_job_body());
     const int rc = server.wait_for_exit(60);
     EXPECT_EQ(rc, signal == StopSignal::Kill ? 128 + 9 : 0) << "the point was not reached: " << server.log();
-    if (signal == StopSignal::Term)
+    if (signal == StopSignal::Term) {
       EXPECT_NE(server.log().find("requeued: the server is stopping"), std::string::npos) << server.log();
+    }
   }
   const fs::path out = site.data / "outputs" / std::to_string(id) / "out.mkv";
   EXPECT_FALSE(fs::exists(out)) << "nothing may appear under the output's name before it is complete";
