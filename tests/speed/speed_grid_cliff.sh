@@ -2,7 +2,7 @@
 # The quick guard against issue 37's own cliff (ctest speed_grid_avx2_cliff, label speed-grid): on an
 # AVX2-only EPYC, oneDNN's channels-last kernel for PLKSR's 17x17 convolution over 16 channels took
 # 15x its NCHW one. oneDNN limited to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2) reproduces it on a Zen 4 EPYC
-# (4.7 s against 49 ms for that conv at 64x64) but not on a Sapphire Rapids Xeon (channels-last
+# (4.7 s against 49 ms for that conv at 64x64) but not on an AMX Xeon (KVM: family 6 model 167; channels-last
 # 0.96x of NCHW there: oneDNN picks another kernel). With bf16 off (AVX2 has no fast bf16), the
 # default path must stay within the guard's 2x of plain NCHW fp32 for PLKSR and RealPLKSR of the
 # published width (dim 64: 16 large-kernel channels; random weights, bench/speed_grid.cpp's
