@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/str.h"
 #include "weights/file_bytes.h"
 #include "weights/onnx_wire.h"
@@ -425,8 +426,7 @@ fs::path external_file(const std::string& label, const fs::path& folder, const T
   if (ec) return refuse("cannot be resolved");
   const fs::path full = fs::weakly_canonical(base / rel, ec);
   if (ec || !fs::is_regular_file(full, ec)) return refuse("is not a file beside the model");
-  const auto [end, unused] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
-  if (end != base.end()) return refuse("resolves outside the model's folder (a symlink?)");
+  if (!path_within(full, base)) return refuse("resolves outside the model's folder (a symlink?)");
   return full;
 }
 
