@@ -108,6 +108,11 @@ endfunction()
 # framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each TEST a
 # CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
 # the path helpers, so it builds in seconds and its tests run without the media fixture.
+# A test case that hangs fails alone after this many seconds, naming itself, instead of holding a
+# -j2 slot (and every RUN_SERIAL test queued behind it) until CI's own limit ends the whole run.
+# The slowest case takes about 60 s on 2 cores; scripts with their own TIMEOUT keep theirs.
+set(FRAMELIFT_TEST_TIMEOUT 300)
+
 function(framelift_test name)
   # RUN_SERIAL: tests that time things run alone (another test would slow one measurement).
   cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "" ${ARGN})
@@ -119,7 +124,7 @@ function(framelift_test name)
   if(ARG_NO_TORCH)
     target_compile_options(test_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
     target_link_libraries(test_${name} PRIVATE ${ARG_UNPARSED_ARGUMENTS} test_paths GTest::gtest GTest::gtest_main)
-    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name})
+    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name} TIMEOUT ${FRAMELIFT_TEST_TIMEOUT})
     return()
   endif()
   framelift_torch_flags(test_${name})
@@ -130,5 +135,6 @@ function(framelift_test name)
   endif()
   gtest_discover_tests(test_${name}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name} RUN_SERIAL ${serial})
+    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name} RUN_SERIAL ${serial}
+               TIMEOUT ${FRAMELIFT_TEST_TIMEOUT})
 endfunction()
