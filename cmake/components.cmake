@@ -105,14 +105,14 @@ function(framelift_component name)
   endif()
 endfunction()
 
-# framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each TEST a
-# CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
-# the path helpers, so it builds in seconds and its tests run without the media fixture.
 # A test case that hangs fails alone after this many seconds, naming itself, instead of holding a
 # -j2 slot (and every RUN_SERIAL test queued behind it) until CI's own limit ends the whole run.
 # The slowest case takes about 60 s on 2 cores; scripts with their own TIMEOUT keep theirs.
 set(FRAMELIFT_TEST_TIMEOUT 300)
 
+# framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each TEST a
+# CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
+# the path helpers, so it builds in seconds and its tests run without the media fixture.
 function(framelift_test name)
   # RUN_SERIAL: tests that time things run alone (another test would slow one measurement).
   cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "" ${ARGN})
