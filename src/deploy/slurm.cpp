@@ -83,6 +83,8 @@ std::string array_script(const SlurmOptions& o, const std::string& name) {
       << "trap : TERM\n"
       << command_line(o.framelift) << " resume --job-dir \"$job_dir\" --shard \"$SLURM_ARRAY_TASK_ID/$shards\" --no-assemble &\n"
       << "worker=$!\n"
+      << "# bash may run the USR1 trap between starting framelift and setting $worker: pass that warning on now.\n"
+      << "[ \"$warned\" = 1 ] && kill -TERM \"$worker\" 2>/dev/null\n"
       << "# Each trapped signal ends a wait early; bash keeps the exit status for the last one.\n"
       << "while kill -0 \"$worker\" 2>/dev/null; do wait \"$worker\"; done\n"
       << "wait \"$worker\"\n"

@@ -110,11 +110,13 @@ class SlurmScripts : public ::testing::Test {
     dir = slurm_dir(job_dir);
   }
 
-  // Runs `script` in the background of a shell with the stubs first on PATH, then `then`.
+  // Runs `script` in the background of a shell with the stubs first on PATH, then `then`. A script
+  // that would wait for ever (the stub loops until TERM) is killed after 60 s, with the stub: status=137.
   int run(const std::string& script, const std::string& then, std::string* output) {
     std::string cmd = str("{ cd ", shell_quote(dir.string()), " && export STUB_OUT=", shell_quote(root.string()),
                           " PATH=", shell_quote(stubs.string()), ":\"$PATH\" SLURM_ARRAY_TASK_ID=2 SLURM_JOB_ID=77 && ",
-                          script, " & pid=$!; ", then, "; wait $pid; echo status=$?; }");
+                          script, " & pid=$!; { sleep 60; kill -KILL $pid $(cat ", shell_quote((root / "started").string()),
+                          ") 2>/dev/null; } >/dev/null 2>&1 & dog=$!; ", then, "; wait $pid; echo status=$?; kill $dog; }");
     return test::run_command(cmd, output);
   }
 
@@ -145,6 +147,19 @@ TEST_F(SlurmScripts, TimeLimitWarningRequeues) {
   run("bash array.sbatch", str("while [ ! -e ", shell_quote((root / "started").string()), " ]; do sleep 0.02; done; kill -USR1 $pid"), &out);
   EXPECT_NE(out.find("status=130"), std::string::npos) << out;
   EXPECT_NE(out.find("requeueing array task 2 (job 77)"), std::string::npos) << out;
+  EXPECT_EQ(test::read_lines(root / "scontrol"), (std::vector<std::string>{"requeue", "77"}));
+  EXPECT_EQ(test::read_lines(root / "terms").size(), 1u);
+}
+
+// The warning can come while bash is still starting framelift, before $worker is set (under load the
+// window is wide enough to hit): the script must still stop framelift rather than wait on it until
+// the limit kills the task. bash's DEBUG trap (from BASH_ENV) puts the signal exactly there.
+TEST_F(SlurmScripts, TimeLimitWarningBeforeWorkerIsKnown) {
+  fs::path env = root / "warn-before-worker.sh";
+  test::write_script(env, "trap '[ \"$BASH_COMMAND\" = \"worker=\\$!\" ] && kill -USR1 $$' DEBUG\n");
+  std::string out;
+  run(str("BASH_ENV=", shell_quote(env.string()), " bash array.sbatch"), ":", &out);
+  EXPECT_NE(out.find("status=130"), std::string::npos) << out;
   EXPECT_EQ(test::read_lines(root / "scontrol"), (std::vector<std::string>{"requeue", "77"}));
   EXPECT_EQ(test::read_lines(root / "terms").size(), 1u);
 }
