@@ -159,9 +159,11 @@ TEST_F(SlurmScripts, TimeLimitWarningBeforeWorkerIsKnown) {
   test::write_script(env, "trap '[ \"$BASH_COMMAND\" = \"worker=\\$!\" ] && kill -USR1 $$' DEBUG\n");
   std::string out;
   run(str("BASH_ENV=", shell_quote(env.string()), " bash array.sbatch"), ":", &out);
-  EXPECT_NE(out.find("status=130"), std::string::npos) << out;
+  // The TERM can reach the stub before its own trap is set (143, seen in CI) or after (130): either is
+  // a prompt stop; 137 would be the watchdog's KILL after 60 s, the hang this test is for.
+  EXPECT_TRUE(out.find("status=130") != std::string::npos || out.find("status=143") != std::string::npos) << out;
   EXPECT_EQ(test::read_lines(root / "scontrol"), (std::vector<std::string>{"requeue", "77"}));
-  EXPECT_EQ(test::read_lines(root / "terms").size(), 1u);
+  EXPECT_LE(test::read_lines(root / "terms").size(), 1u);
 }
 
 // scancel and preemption signal every process: framelift must get one TERM, not a second from the
