@@ -70,6 +70,17 @@ TEST(OnnxBuilderCases, WriteGraphsForOnnxRuntime) {
                   ob::attr_int("exclude_outside", 1)}, 2.f),
           19, odd);
   }
+  // tf_crop_and_resize: a region shifted past the top and right edges (those outputs are the
+  // extrapolation value), enlarged 2x. Its extent stays the frame's (end - start = 1), where the
+  // spec's output size floor(in * (end - start) * scale) and a plain floor(in * scale) agree; whole
+  // pictures only, since the region is the frame's.
+  for (const std::string mode : {"nearest", "linear", "cubic"})
+    w.add("resize_" + mode + "_tf_crop_and_resize",
+          one_node("Resize", {"x", "roi", "scales"},
+                   {ob::attr_string("mode", mode), ob::attr_string("coordinate_transformation_mode", "tf_crop_and_resize"),
+                    ob::attr_float("extrapolation_value", -0.25f)},
+                   {ob::tensor("roi", {8}, {0, 0, -0.1f, 0.2f, 1, 1, 0.9f, 1.2f}), ob::tensor("scales", {4}, {1, 1, 2, 2})}),
+          19, odd);
   w.add("gelu_none_op20", one_node("Gelu", {"x"}, {}, {}), 20, odd);
   w.add("gelu_tanh_op20", one_node("Gelu", {"x"}, {ob::attr_string("approximate", "tanh")}, {}), 20, odd);
   w.add("mish_op18", one_node("Mish", {"x"}, {}, {}), 18, odd);

@@ -59,9 +59,9 @@ TEST(OnnxGraph, UnknownOperatorIsRefusedAtLoadByNodeOpAndFile) {
 TEST(OnnxGraph, UnsupportedAttributeValueAndDomainAndOpsetAreRefused) {
   EXPECT_NE(refusal(conv_d2s_graph("XYZ")).find("node d2s (DepthToSpace): mode='XYZ' is not supported (DCR, CRD)"), std::string::npos);
   Proto resize = ob::graph({ob::node("Resize", {"x", "", "s"}, {"y"}, {ob::attr_string("mode", "linear"),
-                                                                        ob::attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, "r")},
+                                                                        ob::attr_int("antialias", 1)}, "r")},
                            {ob::tensor("s", {4}, {1, 1, 2, 2})}, {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
-  EXPECT_NE(refusal(resize).find("node r (Resize): coordinate_transformation_mode='tf_crop_and_resize' is not supported"),
+  EXPECT_NE(refusal(resize).find("node r (Resize): antialias=1 is not supported"),
             std::string::npos);
   Proto custom = ob::graph({ob::node("Relu", {"x"}, {"y"}, {}, "r")}, {}, {ob::value_info("x", {1, 3, -1, -1})},
                            {ob::value_info("y", {1, 3, -1, -1})});
@@ -153,6 +153,18 @@ TEST(OnnxGraph, AMeanOverHAndWMakesTheGraphUntiled) {
   EXPECT_FALSE(model_of(with_axes({-2, -1}), 13).info().tiled);
   EXPECT_TRUE(model_of(with_axes({-1}), 13).info().tiled);
   EXPECT_TRUE(model_of(with_axes({1}), 13).info().tiled);
+}
+
+TEST(OnnxGraph, ATfCropAndResizeMakesTheGraphUntiled) {
+  // Its roi is a fraction of the whole picture; a tile would crop a region of its own.
+  auto with_coordinates = [](const std::string& coordinates) {
+    return ob::graph({ob::node("Resize", {"x", "roi", "s"}, {"y"}, {ob::attr_string("mode", "linear"),
+                                                                   ob::attr_string("coordinate_transformation_mode", coordinates)})},
+                     {ob::tensor("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1}), ob::tensor("s", {4}, {1, 1, 2, 2})},
+                     {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+  };
+  EXPECT_FALSE(model_of(with_coordinates("tf_crop_and_resize"), 13).info().tiled);
+  EXPECT_TRUE(model_of(with_coordinates("half_pixel"), 13).info().tiled);
 }
 
 TEST(OnnxGraph, Bf16RunsComputeInBf16AndReturnTheCallersType) {

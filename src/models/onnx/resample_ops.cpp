@@ -21,10 +21,23 @@ struct ResizeMode {
   std::string mode, coordinates, nearest;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  double extrapolation = 10.0;  // tf_crop_and_resize: the value of an output that samples outside the input
 };
 
-double original_coordinate(const ResizeMode& m, int64_t x, double scale, int64_t in, int64_t out) {
+// tf_crop_and_resize's region of one axis, as fractions of the input (the roi input).
+struct AxisCrop {
+  double start = 0, end = 1;
+};
+
+bool crops(const ResizeMode& m) { return m.coordinates == "tf_crop_and_resize"; }
+
+double original_coordinate(const ResizeMode& m, int64_t x, double scale, int64_t in, int64_t out, AxisCrop crop) {
   const double xd = static_cast<double>(x);
+  if (crops(m)) {
+    const double span = static_cast<double>(in - 1);
+    return out > 1 ? crop.start * span + xd * (crop.end - crop.start) * span / static_cast<double>(out - 1)
+                   : 0.5 * (crop.start + crop.end) * span;
+  }
   if (m.coordinates == "asymmetric") return xd / scale;
   if (m.coordinates == "align_corners") return out == 1 ? 0.0 : xd * static_cast<double>(in - 1) / static_cast<double>(out - 1);
   if (m.coordinates == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
@@ -50,14 +63,23 @@ std::vector<double> cubic_coefficients(double r, double a) {
   return {outer(r + 1), inner(r), inner(1 - r), outer(2 - r)};
 }
 
-// The taps and weights for one axis: [taps, out] each.
-std::pair<at::Tensor, at::Tensor> axis_taps(const ResizeMode& m, int64_t in, int64_t out, double scale) {
+// The taps and weights for one axis ([taps, out] each), and which outputs sample outside the
+// input (tf_crop_and_resize gives those the extrapolation value; empty when none do).
+struct AxisTaps {
+  at::Tensor index, weight;
+  std::vector<uint8_t> outside;
+};
+
+AxisTaps axis_taps(const ResizeMode& m, int64_t in, int64_t out, double scale, AxisCrop crop) {
   const int taps = m.mode == "nearest" ? 1 : m.mode == "linear" ? 2 : 4;
   std::vector<int64_t> index(static_cast<size_t>(taps * out));
   std::vector<double> weight(static_cast<size_t>(taps * out));
+  std::vector<uint8_t> outside(static_cast<size_t>(out), 0);
+  bool any_outside = false;
   for (int64_t i = 0; i < out; ++i) {
     // ONNX Runtime computes coordinates in float: a nearest tie must fall the same way.
-    const double x = static_cast<float>(original_coordinate(m, i, scale, in, out));
+    const double x = static_cast<float>(original_coordinate(m, i, scale, in, out, crop));
+    if (crops(m) && (x < 0 || x > static_cast<double>(in - 1))) any_outside = outside[static_cast<size_t>(i)] = 1;
     std::vector<int64_t> at_;
     std::vector<double> w;
     if (m.mode == "nearest") {
@@ -88,42 +110,63 @@ std::pair<at::Tensor, at::Tensor> axis_taps(const ResizeMode& m, int64_t in, int
       weight[t * static_cast<size_t>(out) + static_cast<size_t>(i)] = w[t];
     }
   }
-  return {at::tensor(index, at::kLong).reshape({taps, out}), at::tensor(weight, at::kDouble).reshape({taps, out})};
+  if (!any_outside) outside.clear();
+  return {at::tensor(index, at::kLong).reshape({taps, out}), at::tensor(weight, at::kDouble).reshape({taps, out}), std::move(outside)};
 }
 
-at::Tensor resize_axis(const at::Tensor& x, int64_t axis, int64_t out, double scale, const ResizeMode& m) {
+at::Tensor resize_axis(const at::Tensor& x, int64_t axis, int64_t out, double scale, const ResizeMode& m, AxisCrop crop) {
   const int64_t in = x.size(axis);
-  if (in == out && scale == 1.0) return x;
-  auto [index, weight] = axis_taps(m, in, out, scale);
-  index = index.to(x.device());
-  if (m.mode == "nearest") return x.index_select(axis, index[0]);
+  if (in == out && scale == 1.0 && (!crops(m) || (crop.start == 0 && crop.end == 1))) return x;
+  const AxisTaps taps = axis_taps(m, in, out, scale, crop);
+  const at::Tensor index = taps.index.to(x.device());
   std::vector<int64_t> view(static_cast<size_t>(x.dim()), 1);
   view[static_cast<size_t>(axis)] = out;
-  // The weights sum in the activation's type; taps are exact copies.
-  const at::Tensor w = weight.to(x.device(), x.scalar_type());
   at::Tensor y;
-  for (int64_t t = 0; t < index.size(0); ++t) {
-    at::Tensor term = x.index_select(axis, index[t]) * w[t].view(view);
-    y = y.defined() ? y + term : term;
+  if (m.mode == "nearest") {
+    y = x.index_select(axis, index[0]);
+  } else {
+    // The weights sum in the activation's type; taps are exact copies.
+    const at::Tensor w = taps.weight.to(x.device(), x.scalar_type());
+    for (int64_t t = 0; t < index.size(0); ++t) {
+      at::Tensor term = x.index_select(axis, index[t]) * w[t].view(view);
+      y = y.defined() ? y + term : term;
+    }
   }
-  return y;
+  if (taps.outside.empty()) return y;
+  const at::Tensor outside = at::tensor(std::vector<int64_t>(taps.outside.begin(), taps.outside.end()), at::kLong)
+                                 .to(at::kBool).to(x.device()).view(view);
+  return at::where(outside, at::scalar_tensor(m.extrapolation, y.options()), y);
 }
 
 ResizeMode read_resize_mode(const NodeSpec& spec) {
   ResizeMode m;
   m.mode = spec.choice("mode", "nearest", {"nearest", "linear", "cubic"});
   m.coordinates = spec.choice("coordinate_transformation_mode", "half_pixel",
-                              {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "half_pixel_symmetric"});
+                              {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "half_pixel_symmetric",
+                               "tf_crop_and_resize"});
   m.nearest = spec.choice("nearest_mode", "round_prefer_floor", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
   m.cubic_a = spec.f("cubic_coeff_a", -0.75f);
   m.exclude_outside = spec.i("exclude_outside", 0) != 0;
+  m.extrapolation = spec.f("extrapolation_value", 10.f);
   if (spec.i("antialias", 0) != 0) spec.fail("antialias=1 is not supported");
   if (spec.has("axes")) spec.fail("the axes attribute is not supported");
   if (spec.choice("keep_aspect_ratio_policy", "stretch", {"stretch"}) != "stretch") spec.fail("unreachable");
   return m;
 }
 
-// Resize(X, roi, scales, sizes): sizes win when given; scales give floor(in * scale).
+// tf_crop_and_resize's roi input: all starts, then all ends, one per axis.
+std::vector<AxisCrop> read_crops(const Tensors& in, const ResizeMode& m, size_t rank) {
+  std::vector<AxisCrop> crop(rank);
+  if (!crops(m)) return crop;
+  if (in.size() < 2 || !in[1].defined() || in[1].numel() != static_cast<int64_t>(2 * rank))
+    throw Error(ErrorKind::Model, str("Resize: tf_crop_and_resize needs a roi of ", 2 * rank, " values"));
+  const at::Tensor roi = in[1].to(at::kCPU).to(at::kDouble).contiguous();
+  for (size_t k = 0; k < rank; ++k) crop[k] = {roi.data_ptr<double>()[k], roi.data_ptr<double>()[k + rank]};
+  return crop;
+}
+
+// Resize(X, roi, scales, sizes): sizes win when given; scales give floor(in * scale), and with
+// tf_crop_and_resize floor(in * (end - start) * scale), as the spec has it.
 Tensors run_resize(const Tensors& in, const ResizeMode& m, size_t scales_input, size_t sizes_input) {
   at::Tensor x = input(in, 0, "Resize");
   std::vector<double> scales;
@@ -137,20 +180,26 @@ Tensors run_resize(const Tensors& in, const ResizeMode& m, size_t scales_input, 
   if (sizes.empty() && scales.size() != rank)
     throw Error(ErrorKind::Model, str("Resize: needs ", rank, " scales or sizes, got ", scales.size()));
   if (!sizes.empty() && sizes.size() != rank) throw Error(ErrorKind::Model, str("Resize: needs ", rank, " sizes"));
+  const std::vector<AxisCrop> crop = read_crops(in, m, rank);
   for (size_t k = 0; k < rank; ++k) {
     const int64_t len = x.size(static_cast<int64_t>(k));
-    const int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(static_cast<double>(len) * scales[k])) : sizes[k];
+    // In float, as ONNX Runtime reads roi: 0.9f - -0.1f is 1 there and a hair under 1 in double.
+    const double kept = static_cast<double>(static_cast<float>(crop[k].end) - static_cast<float>(crop[k].start));
+    const int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(static_cast<double>(len) * kept * scales[k])) : sizes[k];
     const double scale = sizes.empty() ? scales[k] : static_cast<double>(out) / static_cast<double>(len);
     if (out <= 0 || scale <= 0) throw Error(ErrorKind::Model, str("Resize: output size ", out, " on axis ", k));
-    x = resize_axis(x, static_cast<int64_t>(k), out, scale, m);
+    x = resize_axis(x, static_cast<int64_t>(k), out, scale, m, crop[k]);
   }
   return Tensors{x.contiguous()};
 }
 
 std::unique_ptr<OnnxOp> resize(const NodeSpec& spec) {
   const ResizeMode m = read_resize_mode(spec);
-  if (m.coordinates == "tf_crop_and_resize") spec.fail("coordinate_transformation_mode=tf_crop_and_resize is not supported");
-  return lambda_op([m](const Tensors& in, const RunContext&) { return run_resize(in, m, 2, 3); });
+  return lambda_op([m](const Tensors& in, const RunContext& context) {
+    // A crop region is a fraction of the whole picture: a tile would crop its own.
+    if (crops(m) && context.whole_picture) *context.whole_picture = true;
+    return run_resize(in, m, 2, 3);
+  });
 }
 
 // Upsample (deprecated since opset 10, still in old exports): Resize with asymmetric coordinates.
