@@ -79,7 +79,7 @@ std::unique_ptr<ImageModel> open_file(const fs::path& file) {
   if (is_onnx(file)) {
     // A graph that is a native architecture runs natively (onnx_native.h checks they agree).
     std::unique_ptr<onnx::OnnxModel> graph = onnx::OnnxModel::load(file);
-    if (std::unique_ptr<ImageModel> native = onnx::native_twin(*graph, file.string())) return native;
+    if (auto twin = onnx::native_twin(*graph, file.string())) return std::move(twin->model);
     return graph;
   }
   unsupported(file);
@@ -128,8 +128,8 @@ void describe_onnx(const fs::path& file, nlohmann::ordered_json& j) {
                 {"out_channels", info.out_channels}, {"tiled", info.tiled}};
   // The native architecture that runs the graph, when it is one (onnx_native.h), else null.
   j["native"] = nullptr;
-  if (onnx::native_twin(model, file.string()))
-    j["native"] = nlohmann::ordered_json::parse(describe_model(*onnx::native_state_dict(model), file.string()));
+  if (auto twin = onnx::native_twin(model, file.string()))
+    j["native"] = nlohmann::ordered_json::parse(describe_model(twin->dict, file.string()));
 }
 
 }  // namespace
@@ -168,7 +168,7 @@ ModelFileNetwork detect_model_file(const fs::path& file) {
     // The graph interpreter runs it; its probed geometry is the scale, its operators the cost.
     const auto model = onnx::OnnxModel::load(file);
     n.output_scale = model->info().scale;
-    if (onnx::native_twin(*model, file.string())) n.native = detect(*onnx::native_state_dict(*model), file.string());
+    if (auto twin = onnx::native_twin(*model, file.string())) n.native = detect(twin->dict, file.string());
     else n.graph_cost = model->cost_model();
     return n;
   }

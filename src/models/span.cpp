@@ -12,6 +12,9 @@
 // eval_conv), conv_cat (1x1, 4 * feat -> feat), upsampler.0 (3x3, feat -> out * scale^2), and a
 // "no_norm" buffer when the input is not normalised ((x - mean) * 255 otherwise). Upstream:
 // hongyuanyu/SPAN; the layout read here is chaiNNer-org/spandrel's SPAN arch.
+//
+// A deployed SPAN holds each Conv3XC's eval_conv alone: what an ONNX export keeps, since an eval
+// forward reads no branch (models/onnx/onnx_native.h). Then eval_conv is the convolution.
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
@@ -27,8 +30,10 @@ namespace {
 constexpr int kBlocks = 6;
 constexpr int kGain = 2;  // Conv3XC's hidden width, in multiples of its input and output
 
-// The three branches of a Conv3XC composed into one 3x3 convolution (in float32, as read).
-Conv2d read_conv3xc(WeightReader& r, const std::string& p, int64_t in, int64_t out) {
+// The three branches of a Conv3XC composed into one 3x3 convolution (in float32, as read), or a
+// deployed one's eval_conv.
+Conv2d read_conv3xc(WeightReader& r, const std::string& p, int64_t in, int64_t out, bool deployed) {
+  if (deployed) return read_conv(r, p + ".eval_conv", in, out, 3);
   const Conv2d skip = read_conv(r, p + ".sk", in, out, 1, 1, 0);
   const Conv2d a = read_conv(r, p + ".conv.0", in, in * kGain, 1, 1, 0);
   const Conv2d b = read_conv(r, p + ".conv.1", in * kGain, out * kGain, 3, 1, 0);
@@ -54,13 +59,14 @@ class Span : public NativeModel {
       : NativeModel(declared_info(d), source), scale_(d.scale), normalise_(d.params.get("norm", 1) != 0) {
     WeightReader r(dict, source);
     const int64_t feat = int64_t(d.params.get("feature_channels", 48));
-    stem_ = read_conv3xc(r, "conv_1", d.in_channels, feat);
+    const bool deployed = d.params.get("deployed", 0) != 0;
+    stem_ = read_conv3xc(r, "conv_1", d.in_channels, feat, deployed);
     for (int i = 1; i <= kBlocks; ++i) {
       const std::string p = str("block_", i);
-      blocks_.push_back({read_conv3xc(r, p + ".c1_r", feat, feat), read_conv3xc(r, p + ".c2_r", feat, feat),
-                         read_conv3xc(r, p + ".c3_r", feat, feat)});
+      blocks_.push_back({read_conv3xc(r, p + ".c1_r", feat, feat, deployed), read_conv3xc(r, p + ".c2_r", feat, feat, deployed),
+                         read_conv3xc(r, p + ".c3_r", feat, feat, deployed)});
     }
-    tail_ = read_conv3xc(r, "conv_2", feat, feat);
+    tail_ = read_conv3xc(r, "conv_2", feat, feat, deployed);
     fuse_ = read_conv(r, "conv_cat", 4 * feat, feat, 1, 1, 0);
     upsample_ = read_conv(r, "upsampler.0", feat, int64_t(d.out_channels) * d.scale * d.scale, 3);
     if (!normalise_) r.tensor("no_norm", {1});
@@ -110,12 +116,16 @@ class Span : public NativeModel {
 };
 
 std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::string& source) {
-  for (const char* key : {"conv_1.sk.weight", "block_1.c1_r.sk.weight", "block_1.c1_r.eval_conv.weight", "conv_cat.weight",
-                          "conv_2.sk.weight", "upsampler.0.weight"})
+  for (const char* key : {"conv_1.eval_conv.weight", "block_1.c1_r.eval_conv.weight", "conv_2.eval_conv.weight", "conv_cat.weight",
+                          "upsampler.0.weight"})
     if (!dict.count(key)) return std::nullopt;
-  const auto feat = dim_of(dict, "conv_1.sk.weight", 4, 0), in = dim_of(dict, "conv_1.sk.weight", 4, 1);
+  // Branches on the stem mean a trained checkpoint; none anywhere, a deployed one.
+  const bool deployed = !dict.count("conv_1.sk.weight");
+  if (deployed == (dict.count("block_1.c1_r.sk.weight") || dict.count("conv_2.sk.weight"))) return std::nullopt;
+  const std::string stem = deployed ? "conv_1.eval_conv.weight" : "conv_1.sk.weight";
+  const auto feat = dim_of(dict, stem, 4, 0), in = dim_of(dict, stem, 4, 1);
   const auto up = dim_of(dict, "upsampler.0.weight", 4, 0);
-  if (!feat || !in || !up) throw Error(ErrorKind::Model, str(source, ": SPAN layout: conv_1.sk or upsampler.0 is not a convolution"));
+  if (!feat || !in || !up) throw Error(ErrorKind::Model, str(source, ": SPAN layout: ", stem, " or upsampler.0 is not a convolution"));
   const bool norm = !dict.count("no_norm");
   if (norm && *in != 3)
     throw Error(ErrorKind::Model, str(source, ": SPAN with ", *in, " input channels normalises by an RGB mean; only 3 fit it"));
@@ -133,6 +143,7 @@ std::optional<DetectedArch> detect(const weights::StateDict& dict, const std::st
   d.in_channels = int(*in);
   d.out_channels = int(out);
   d.params = {{"feature_channels", double(*feat)}, {"norm", norm ? 1.0 : 0.0}};
+  if (deployed) d.params["deployed"] = 1;
   return d;
 }
 

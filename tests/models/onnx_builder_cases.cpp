@@ -1,5 +1,6 @@
 // Graphs PyTorch 1.13 cannot export (every Resize coordinate and nearest mode, cubic's other
-// coefficient and exclude_outside, Gelu of opset 20, Mish of 18, SpaceToDepth, legacy Softmax),
+// coefficient and exclude_outside, Gelu of opset 20, Mish of 18, SpaceToDepth, legacy Softmax,
+// Pad wrap, ConvTranspose by output_shape or auto_pad),
 // written with tests/support/onnx_builder.h into the cases folder for ONNX Runtime to run
 // (onnx_ort_check.sh calls this test with FRAMELIFT_ONNX_WRITE set; it skips otherwise). Only
 // graphs and inputs are written here: the expected outputs are ONNX Runtime's.
@@ -105,6 +106,51 @@ TEST(OnnxBuilderCases, WriteGraphsForOnnxRuntime) {
                         {ob::int64_tensor("pads", {4}, {2, 1, 0, 3}), ob::int64_tensor("axes", {2}, {2, 3}), ob::tensor("k", {3, 3, 3, 5}, k)},
                         {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
     w.add("pad_edge_axes_op18", g, 18, odd);
+  }
+  // Pad wrap (opset 19): the far edge comes round (2 top, 1 left, 0 bottom, 3 right), then a 3x5
+  // convolution brings the size back; a second graph crops with negative pads what the other side
+  // gains (a roll by 3 rows down and 2 columns left: the probe needs the size kept). Wrapping
+  // reads the picture's far edge, so these run whole only.
+  {
+    std::vector<float> k(3 * 3 * 15);
+    for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 37) % 13) / 26.f - 0.2f;
+    Proto g = ob::graph({ob::node("Pad", {"x", "pads"}, {"p"}, {ob::attr_string("mode", "wrap")}), ob::node("Conv", {"p", "k"}, {"y"})},
+                        {ob::int64_tensor("pads", {8}, {0, 0, 2, 1, 0, 0, 0, 3}), ob::tensor("k", {3, 3, 3, 5}, k)},
+                        {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+    w.add("pad_wrap_op19", g, 19, odd);
+    w.add("pad_wrap_crop_op19",
+          one_node("Pad", {"x", "pads"}, {ob::attr_string("mode", "wrap")}, {ob::int64_tensor("pads", {8}, {0, 0, 3, -2, 0, 0, -3, 2})}), 19, odd);
+  }
+  // ConvTranspose whose size comes from output_shape (the pads the total leaves, an odd total on
+  // one axis) or from auto_pad SAME_UPPER / SAME_LOWER (input times stride; the odd pixel at the
+  // end, or at the start), stride 2, 4x3 kernels.
+  {
+    std::vector<float> k(3 * 3 * 4 * 3);
+    for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 41) % 17) / 34.f - 0.25f;
+    const auto transpose = [&](const std::vector<Proto>& attributes) {
+      std::vector<Proto> all = {ob::attr_ints("strides", {2, 2})};
+      all.insert(all.end(), attributes.begin(), attributes.end());
+      return one_node("ConvTranspose", {"x", "k", "b"}, all, {ob::tensor("k", {3, 3, 4, 3}, k), ob::tensor("b", {3}, {0.1f, -0.2f, 0.05f})});
+    };
+    // output_shape fixes the output's size, so such a ConvTranspose only runs on one input size:
+    // here on the picture's top-left 3x2 corner (which gives 8x5 in full; 5x4 leaves totals of 3 and
+    // 1), its 60 values mixed by a 1x1 convolution into one value per channel, added to the picture.
+    {
+      std::vector<float> mix(3 * 60);
+      for (size_t i = 0; i < mix.size(); ++i) mix[i] = static_cast<float>((i * 53) % 19) / 19.f - 0.45f;
+      Proto g = ob::graph(
+          {ob::node("Slice", {"x", "starts", "ends", "axes"}, {"corner"}),
+           ob::node("ConvTranspose", {"corner", "k", "b"}, {"z"},
+                    {ob::attr_ints("strides", {2, 2}), ob::attr_ints("output_shape", {5, 4})}),
+           ob::node("Reshape", {"z", "flat"}, {"r"}), ob::node("Conv", {"r", "mix"}, {"c"}), ob::node("Add", {"x", "c"}, {"y"})},
+          {ob::int64_tensor("starts", {2}, {0, 0}), ob::int64_tensor("ends", {2}, {3, 2}), ob::int64_tensor("axes", {2}, {2, 3}),
+           ob::tensor("k", {3, 3, 4, 3}, k), ob::tensor("b", {3}, {0.1f, -0.2f, 0.05f}), ob::int64_tensor("flat", {4}, {1, 60, 1, 1}),
+           ob::tensor("mix", {3, 60, 1, 1}, mix)},
+          {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
+      w.add("conv_transpose_output_shape_op13", g, 13, odd);
+    }
+    w.add("conv_transpose_same_upper_op13", transpose({ob::attr_string("auto_pad", "SAME_UPPER")}), 13, odd);
+    w.add("conv_transpose_same_lower_op13", transpose({ob::attr_string("auto_pad", "SAME_LOWER")}), 13, odd);
   }
   nlohmann::json all = nlohmann::json::array();
   if (std::ifstream in(w.dir / "cases.json"); in) all = nlohmann::json::parse(in);

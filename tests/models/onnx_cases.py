@@ -117,6 +117,74 @@ class SPAN(nn.Module):
         return self.up(self.conv_cat(torch.cat([f, b2, b1, b2_1], 1)))
 
 
+class Conv3XC(nn.Module):
+    """SPAN's Conv3XC under upstream's names: trained as a 1x1 skip (sk) beside a 1x1 -> 3x3 -> 1x1
+    chain (conv.0-2), run in eval as eval_conv, one 3x3 whose weights deploy() composes from the
+    branches (upstream recomputes them on each eval forward, outside what the exporter traces)."""
+
+    def __init__(self, cin, cout, gain=2):
+        super().__init__()
+        self.sk = nn.Conv2d(cin, cout, 1)
+        self.conv = nn.Sequential(nn.Conv2d(cin, cin * gain, 1), nn.Conv2d(cin * gain, cout * gain, 3),
+                                  nn.Conv2d(cout * gain, cout, 1))
+        self.eval_conv = nn.Conv2d(cin, cout, 3, padding=1)
+
+    def deploy(self):
+        a, b, c = self.conv
+        wa, wc = a.weight.flatten(1), c.weight.flatten(1)  # [hidden, in], [out, hidden]
+        w = torch.einsum("omhw,mi->oihw", b.weight, wa)
+        bias = b.weight.sum((2, 3)) @ a.bias + b.bias
+        w = torch.einsum("op,pihw->oihw", wc, w)
+        bias = wc @ bias + c.bias
+        w[:, :, 1, 1] += self.sk.weight.flatten(1)
+        self.eval_conv.weight.copy_(w)
+        self.eval_conv.bias.copy_(bias + self.sk.bias)
+
+    def forward(self, x):
+        return self.eval_conv(x)
+
+
+class UpstreamSPAB(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c1_r, self.c2_r, self.c3_r = Conv3XC(c, c), Conv3XC(c, c), Conv3XC(c, c)
+
+    def forward(self, x):
+        out1 = F.silu(self.c1_r(x))  # upstream's SiLU is in place: the activated c1 is what it returns
+        out3 = self.c3_r(F.silu(self.c2_r(out1)))
+        return (out3 + x) * (torch.sigmoid(out3) - 0.5), out1
+
+
+class UpstreamSPAN(nn.Module):
+    """SPAN as published (six SPABs, the input normalised by DIV2K's mean unless norm=False), under
+    upstream's module names, so that its export keeps them: the native twin's case."""
+
+    def __init__(self, c=16, scale=2, norm=True):
+        super().__init__()
+        self.norm = norm
+        self.conv_1 = Conv3XC(3, c)
+        for i in range(1, 7):
+            setattr(self, f"block_{i}", UpstreamSPAB(c))
+        self.conv_2 = Conv3XC(c, c)
+        self.conv_cat = nn.Conv2d(c * 4, c, 1)
+        self.upsampler = nn.Sequential(nn.Conv2d(c, 3 * scale * scale, 3, padding=1), nn.PixelShuffle(scale))
+
+    def deploy(self):
+        for m in self.modules():
+            if isinstance(m, Conv3XC):
+                m.deploy()
+
+    def forward(self, x):
+        if self.norm:
+            x = (x - torch.tensor([0.4488, 0.4371, 0.4040]).view(1, 3, 1, 1)) * 255.0
+        feature = self.conv_1(x)
+        y, first = feature, None
+        for i in range(1, 7):
+            y, c1 = getattr(self, f"block_{i}")(y)
+            first = y if i == 1 else first
+        return self.upsampler(self.conv_cat(torch.cat([feature, self.conv_2(y), first, c1], 1)))
+
+
 class WindowBlock(nn.Module):
     """A Swin layer: LayerNorm, window attention with a learned bias (shifted by torch.roll), MLP."""
 
@@ -350,6 +418,9 @@ NETWORKS = {
     # 17 convolutions before the upsampling and 3 after: a radius of 19 input pixels.
     "esrgan": (lambda: RRDBNet(), (11, 13, 17), (29, 37), 3, (16, 20)),
     "span": (lambda: SPAN(), (11, 13, 17), (29, 37), 3, (16, -1)),
+    # Upstream's names and six blocks: the native span runs it (its eval_convs alone are exported).
+    "span_upstream": (lambda: UpstreamSPAN(), (11, 17), (29, 37), 3, (16, -1)),
+    "span_upstream_nonorm": (lambda: UpstreamSPAN(c=8, scale=3, norm=False), (17,), (29, 37), 3, (16, -1)),
     # Window attention reaches a window and a shift beyond the convs: 4 + 2 + 3.
     "swinir": (lambda: SwinIRLite(), (11, 13, 17), (28, 36), 3, (16, -1)),
     "realplksr": (lambda: RealPLKSRLite(), (11, 13, 17), (29, 37), 3, (16, -1)),
@@ -382,6 +453,9 @@ def main():
         if only and only not in name:
             continue
         net = seeded(factory, 100 + index)
+        if hasattr(net, "deploy"):
+            with torch.no_grad():
+                net.deploy()
         torch.manual_seed(7 + index)
         x = torch.rand(1, channels, h, w)
         for opset in opsets:

@@ -167,6 +167,19 @@ TEST(OnnxGraph, ATfCropAndResizeMakesTheGraphUntiled) {
   EXPECT_TRUE(model_of(with_coordinates("half_pixel"), 13).info().tiled);
 }
 
+TEST(OnnxGraph, AWrapPadOfHOrWMakesTheGraphUntiledAndNeedsOpset19) {
+  // It reads the picture's far edge, which a tile does not hold; wrapping the channels does not.
+  auto with_pads = [](std::vector<int64_t> pads) {
+    return ob::graph({ob::node("Pad", {"x", "p"}, {"y"}, {ob::attr_string("mode", "wrap")}, "pad")}, {ob::int64_tensor("p", {8}, pads)},
+                     {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, -1, -1, -1})});
+  };
+  // A roll by one row (a pad of 1 on top, a crop of 1 at the bottom) keeps the size.
+  EXPECT_FALSE(model_of(with_pads({0, 0, 1, 0, 0, 0, -1, 0}), 19).info().tiled);
+  EXPECT_TRUE(model_of(with_pads({0, 0, 0, 0, 0, 0, 0, 0}), 19).info().tiled);
+  EXPECT_NE(refusal(with_pads({0, 0, 1, 0, 0, 0, -1, 0}), 18).find("node pad (Pad): mode='wrap' is not supported (constant, reflect, edge)"),
+            std::string::npos);
+}
+
 TEST(OnnxGraph, Bf16RunsComputeInBf16AndReturnTheCallersType) {
   // Resize by a constant scale 3 (nearest), then Clip to [0, 0.999]: the scale and bounds are
   // parameters, kept fp32 when the model moves to bf16.

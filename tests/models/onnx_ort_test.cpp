@@ -166,6 +166,22 @@ TEST(OnnxOrt, ModelsInfoDescribesAnExport) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(nlohmann::json::parse(r.output)["native"]["arch"], "rrdbnet");
   EXPECT_EQ(open_model((dir / "esrgan_op11.onnx").string())->info().arch, "rrdbnet");
+  // A SPAN export under upstream's names keeps each Conv3XC's eval_conv alone: the native span
+  // reads that deployed layout. Whether the input was normalised lives in a buffer the export
+  // drops, so both readings are tried and the one that reproduces the graph runs.
+  r = test::framelift("models info " + test::shell_quote(dir / "span_upstream_op17.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto span = nlohmann::json::parse(r.output)["native"];
+  EXPECT_EQ(span["arch"], "span");
+  EXPECT_EQ(span["hyperparameters"]["feature_channels"], 16);
+  EXPECT_EQ(span["hyperparameters"]["norm"], 1);
+  EXPECT_EQ(span["hyperparameters"]["deployed"], 1);
+  EXPECT_EQ(open_model((dir / "span_upstream_op11.onnx").string())->info().arch, "span");
+  r = test::framelift("models info " + test::shell_quote(dir / "span_upstream_nonorm_op17.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["native"]["hyperparameters"]["norm"], 0);
+  EXPECT_EQ(nlohmann::json::parse(r.output)["graph"]["scale"], 3);
+  EXPECT_EQ(open_model((dir / "span_upstream_nonorm_op17.onnx").string())->info().arch, "span");
   // A Compact with LeakyReLU is no native architecture: the interpreter runs it.
   r = test::framelift("models info " + test::shell_quote(dir / "compact_lrelu_op13.onnx"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

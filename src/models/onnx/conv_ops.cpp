@@ -93,22 +93,50 @@ std::unique_ptr<OnnxOp> conv(const NodeSpec& spec) {
   });
 }
 
+// ConvTranspose's begin/end crops: `pads` as given, or, with `output_shape` or a SAME auto_pad
+// (output = input * stride), the total the target size leaves, split as the ONNX spec says:
+// SAME_UPPER puts the odd pixel at the end, everything else at the beginning.
+std::vector<int64_t> transpose_pads(const Window& w, const std::vector<int64_t>& output_shape, at::IntArrayRef in,
+                                    at::IntArrayRef kernel, const std::vector<int64_t>& out_pad) {
+  const size_t n = kernel.size();
+  const auto strides = or_ones(w.strides, n), dilations = or_ones(w.dilations, n);
+  const bool same = w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER";
+  if (output_shape.empty() && !same) {
+    std::vector<int64_t> pads = w.pads.empty() || w.auto_pad == "VALID" ? std::vector<int64_t>(2 * n, 0) : w.pads;
+    if (pads.size() != 2 * n) throw Error(ErrorKind::Model, str("ConvTranspose: pads has ", pads.size(), " values"));
+    return pads;
+  }
+  if (!output_shape.empty() && output_shape.size() != n && output_shape.size() != n + 2)
+    throw Error(ErrorKind::Model, str("ConvTranspose: output_shape has ", output_shape.size(), " values for a ", n, "-D kernel"));
+  std::vector<int64_t> pads(2 * n, 0);
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t target = output_shape.empty() ? in[k] * strides[k] : output_shape[output_shape.size() - n + k];
+    const int64_t full = strides[k] * (in[k] - 1) + out_pad[k] + (kernel[k] - 1) * dilations[k] + 1;
+    const int64_t total = full - target;
+    if (total < 0)
+      throw Error(ErrorKind::Model, str("ConvTranspose: output size ", target, " is larger than the ", full, " the convolution gives"));
+    pads[k] = w.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    pads[k + n] = total - pads[k];
+  }
+  return pads;
+}
+
 std::unique_ptr<OnnxOp> conv_transpose(const NodeSpec& spec) {
-  Window w = read_window(spec);
-  if (w.auto_pad != "NOTSET" && w.auto_pad != "VALID") spec.fail(str("auto_pad=", w.auto_pad, " is not supported"));
-  if (spec.has("output_shape")) spec.fail("output_shape is not supported (give pads and output_padding)");
+  const Window w = read_window(spec);
+  const std::vector<int64_t> output_shape = spec.ints("output_shape");
   const std::vector<int64_t> output_padding = spec.ints("output_padding");
   const int64_t groups = spec.i("group", 1);
   if (groups < 1) spec.fail(str("group ", groups, " is not positive"));
-  return lambda_op([w, output_padding, groups](const Tensors& in, const RunContext&) {
+  return lambda_op([w, output_shape, output_padding, groups](const Tensors& in, const RunContext&) {
     const at::Tensor& x = input(in, 0, "ConvTranspose");
     const at::Tensor& weight = input(in, 1, "ConvTranspose");
     const at::Tensor bias = in.size() > 2 ? in[2] : at::Tensor();
     const size_t n = static_cast<size_t>(weight.dim() - 2);
-    std::vector<int64_t> pads = w.pads.empty() ? std::vector<int64_t>(2 * n, 0) : w.pads;
-    if (pads.size() != 2 * n) throw Error(ErrorKind::Model, str("ConvTranspose: pads has ", pads.size(), " values"));
+    if (x.dim() != weight.dim()) throw Error(ErrorKind::Model, str("ConvTranspose: input rank ", x.dim(), " for a ", n, "-D kernel"));
     const auto strides = or_ones(w.strides, n), dilations = or_ones(w.dilations, n);
     const auto out_pad = output_padding.empty() ? std::vector<int64_t>(n, 0) : output_padding;
+    if (out_pad.size() != n) throw Error(ErrorKind::Model, str("ConvTranspose: output_padding has ", out_pad.size(), " values"));
+    const std::vector<int64_t> pads = transpose_pads(w, output_shape, x.sizes().slice(2), weight.sizes().slice(2), out_pad);
     const bool sym = symmetric(pads);
     std::vector<int64_t> padding(n, 0);
     if (sym) padding.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(n));

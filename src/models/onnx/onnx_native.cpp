@@ -71,37 +71,46 @@ std::optional<weights::StateDict> compact_state_dict(const OnnxModel& graph) {
 
 }  // namespace
 
-std::optional<weights::StateDict> native_state_dict(const OnnxModel& graph) {
-  if (auto compact = compact_state_dict(graph)) return compact;
+std::vector<weights::StateDict> native_readings(const OnnxModel& graph) {
+  if (auto compact = compact_state_dict(graph)) return {*compact};
   std::optional<weights::StateDict> named = named_state_dict(graph);
-  if (!named) return std::nullopt;
+  if (!named) return {};
   // Only a dict some architecture claims; native_twin still checks it reproduces the graph.
+  std::optional<DetectedArch> claimed;
   try {
-    if (detect(*named, "onnx")) return named;
+    claimed = detect(*named, "onnx");
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Model) throw;
   }
-  return std::nullopt;
+  if (!claimed) return {};
+  std::vector<weights::StateDict> readings = {*named};
+  if (claimed->arch == "span" && claimed->params.get("norm", 1) != 0) {
+    readings.push_back(*named);
+    readings.back()["no_norm"] = at::zeros({1});
+  }
+  return readings;
 }
 
-std::unique_ptr<ImageModel> native_twin(OnnxModel& graph, const std::string& source) {
-  if (graph_forced()) return nullptr;
-  const std::optional<weights::StateDict> dict = native_state_dict(graph);
-  if (!dict) return nullptr;
-  std::unique_ptr<ImageModel> native;
-  try {
-    native = build_model(*dict, source);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Model) throw;
-    return nullptr;
-  }
-  if (native->info().scale != graph.info().scale || native->info().in_channels != graph.info().in_channels) return nullptr;
+std::optional<NativeTwin> native_twin(OnnxModel& graph, const std::string& source) {
+  if (graph_forced()) return std::nullopt;
   // The same numbers on a seeded odd-size input, or the graph runs as it is.
   // A fixed pattern rather than at::rand: the check must not move the process's random stream.
   const int64_t c = graph.info().in_channels;
   const at::Tensor x = (at::sin(at::arange(c * 19 * 23, at::kFloat) * 0.37) * 0.5 + 0.5).reshape({1, c, 19, 23});
-  if (agreement_db(native->forward(x), graph.forward(x)) < 50) return nullptr;
-  return native;
+  at::Tensor expected;
+  for (weights::StateDict& dict : native_readings(graph)) {
+    std::unique_ptr<ImageModel> native;
+    try {
+      native = build_model(dict, source);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Model) throw;
+      continue;
+    }
+    if (native->info().scale != graph.info().scale || native->info().in_channels != graph.info().in_channels) continue;
+    if (!expected.defined()) expected = graph.forward(x);
+    if (agreement_db(native->forward(x), expected) >= 50) return NativeTwin{std::move(dict), std::move(native)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace framelift::models::onnx

@@ -5,6 +5,7 @@
 // the same path, where ATen has only PyTorch's own few. Each resized axis is a sum of gathered
 // taps: output i reads input taps at clamped integer positions around x_original(i), weighted by
 // the mode's coefficients (nearest: 1 tap, linear: 2, cubic: 4).
+#include <algorithm>
 #include <cmath>
 
 #include <ATen/ATen.h>
@@ -234,10 +235,30 @@ std::unique_ptr<OnnxOp> space_to_depth(const NodeSpec& spec) {
   });
 }
 
+// Wrap padding (opset 19) on any axes: negative pads crop first, as ONNX Runtime and the spec's
+// reference do, then output index i reads the cropped input's (i - begin) mod size. Pure indexing,
+// so every dtype and precision is exact.
+at::Tensor wrap_pad(const at::Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& end) {
+  at::Tensor y = x;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const auto a = static_cast<size_t>(d);
+    if (!begin[a] && !end[a]) continue;
+    const int64_t crop_begin = std::max<int64_t>(0, -begin[a]), crop_end = std::max<int64_t>(0, -end[a]);
+    const int64_t size = y.size(d) - crop_begin - crop_end;
+    if (size <= 0) throw Error(ErrorKind::Model, str("Pad: wrap padding crops all ", y.size(d), " values of axis ", d));
+    y = y.narrow(d, crop_begin, size);
+    const int64_t before = std::max<int64_t>(0, begin[a]), after = std::max<int64_t>(0, end[a]);
+    const at::Tensor index = at::remainder(at::arange(-before, size + after, at::kLong), size);
+    y = y.index_select(d, index.to(y.device()));
+  }
+  return y;
+}
+
 // Pad(data, pads, constant_value, axes): pads are all begins, then all ends, per axis.
 std::unique_ptr<OnnxOp> pad(const NodeSpec& spec) {
-  const std::string mode = spec.choice("mode", "constant", {"constant", "reflect", "edge"});
-  return lambda_op([mode](const Tensors& in, const RunContext&) {
+  const std::string mode = spec.opset >= 19 ? spec.choice("mode", "constant", {"constant", "reflect", "edge", "wrap"})
+                                             : spec.choice("mode", "constant", {"constant", "reflect", "edge"});
+  return lambda_op([mode](const Tensors& in, const RunContext& context) {
     const at::Tensor& x = input(in, 0, "Pad");
     const std::vector<int64_t> given = int_values(input(in, 1, "Pad"));
     const int64_t rank = x.dim();
@@ -258,6 +279,11 @@ std::unique_ptr<OnnxOp> pad(const NodeSpec& spec) {
       torch_pads.push_back(begin[static_cast<size_t>(d)]);
       torch_pads.push_back(end[static_cast<size_t>(d)]);
       if (d < rank - 2 && (begin[static_cast<size_t>(d)] || end[static_cast<size_t>(d)])) ++outer_padded;
+    }
+    if (mode == "wrap") {
+      // Wrapping H or W reads the picture's far edge, which a tile does not hold: untiled.
+      if (context.whole_picture && rank == 4 && (begin[2] || end[2] || begin[3] || end[3])) *context.whole_picture = true;
+      return Tensors{wrap_pad(x, begin, end)};
     }
     if (mode == "constant") {
       const double value = in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0;
