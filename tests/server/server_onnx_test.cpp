@@ -8,7 +8,6 @@
 #include <httplib.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -26,28 +25,9 @@ namespace fs = std::filesystem;
 namespace ob = onnx_build;
 using nlohmann::json;
 
-// DCR order: output pixel (i, j) of each 2x2 block, channel c, is input channel (2i + j) * 3 + c.
 void write_nearest_x2_onnx(const fs::path& path) {
-  std::vector<float> w(12 * 3 * 9, 0.f);
-  for (int k = 0; k < 12; ++k) w[size_t((k * 3 + k % 3) * 9 + 4)] = 1.f;  // the centre tap of channel k % 3
-  const Proto graph = ob::graph(
-      {ob::node("Conv", {"x", "w"}, {"c"}, {ob::attr_ints("pads", {1, 1, 1, 1}), ob::attr_ints("kernel_shape", {3, 3})}, "conv0"),
-       ob::node("DepthToSpace", {"c"}, {"y"}, {ob::attr_int("blocksize", 2), ob::attr_string("mode", "DCR")}, "d2s")},
-      {ob::tensor("w", {12, 3, 3, 3}, w, true)}, {ob::value_info("x", {1, 3, -1, -1})}, {ob::value_info("y", {1, 3, -1, -1})});
-  const std::vector<uint8_t> bytes = ob::model(graph).bytes();
+  const std::vector<uint8_t> bytes = ob::model(ob::nearest_upscale_graph(2)).bytes();
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-}
-
-// The luma plane's MD5 per frame, after the filter chain `vf` (empty or ending in a comma).
-std::vector<std::string> luma_md5s(const fs::path& video, const std::string& vf) {
-  std::string out;
-  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -i " + shell_quote(video) + " -map 0:v -vf " + vf + "format=yuv420p,extractplanes=y -f framemd5 -", &out), 0)
-      << out;
-  std::vector<std::string> md5s;
-  std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty() && line[0] != '#') md5s.push_back(line.substr(line.rfind(',') + 1));
-  return md5s;
 }
 
 json model_entry(httplib::Client& c, const std::string& token, const std::string& name) {

@@ -10,6 +10,19 @@
 
 namespace framelift::test {
 
+std::vector<std::string> luma_md5s(const std::filesystem::path& video, const std::string& vf) {
+  std::string out;
+  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -i '" + video.string() + "' -map 0:v -vf " + vf + "format=yuv420p,extractplanes=y -f framemd5 -",
+                        &out),
+            0)
+      << out;
+  std::vector<std::string> md5s;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#') md5s.push_back(line.substr(line.rfind(',') + 1));
+  return md5s;
+}
+
 std::vector<FrameHash> framemd5(const std::filesystem::path& file, const std::string& map, bool copy) {
   std::string out;
   std::string cmd = "ffmpeg -nostdin -v error -i '" + file.string() + "' -map " + map +

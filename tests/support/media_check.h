@@ -19,6 +19,10 @@ struct FrameHash {
 // (copy=true) of the mapped stream, in file order, with pts in seconds.
 std::vector<FrameHash> framemd5(const std::filesystem::path& file, const std::string& map, bool copy);
 
+// The luma plane's MD5 per decoded frame of the first video stream, after the ffmpeg filter chain
+// `vf` (empty, or ending in a comma: "scale=iw*2:ih*2:flags=neighbor,").
+std::vector<std::string> luma_md5s(const std::filesystem::path& video, const std::string& vf);
+
 // ffprobe -show_streams -show_format -show_chapters as JSON.
 nlohmann::json ffprobe(const std::filesystem::path& file);
 

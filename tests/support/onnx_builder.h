@@ -133,5 +133,18 @@ inline Proto model(const Proto& graph, int64_t opset = 17) {
   return m;
 }
 
+// A network that enlarges the picture `scale` times by nearest neighbour, which ffmpeg's own scaler
+// gives independently: a 3x3 convolution whose scale^2 * 3 channels copy the input's three (the
+// centre tap of channel k % 3), then a DepthToSpace (DCR: output pixel (i, j) of each block,
+// channel c, is input channel (scale * i + j) * 3 + c).
+inline Proto nearest_upscale_graph(int scale) {
+  const int channels = 3 * scale * scale;
+  std::vector<float> w(size_t(channels) * 3 * 9, 0.f);
+  for (int k = 0; k < channels; ++k) w[size_t((k * 3 + k % 3) * 9 + 4)] = 1.f;
+  return graph({node("Conv", {"x", "w"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("kernel_shape", {3, 3})}, "conv0"),
+                node("DepthToSpace", {"c"}, {"y"}, {attr_int("blocksize", scale), attr_string("mode", "DCR")}, "d2s")},
+               {tensor("w", {channels, 3, 3, 3}, w, true)}, {value_info("x", {1, 3, -1, -1})}, {value_info("y", {1, 3, -1, -1})});
+}
+
 }  // namespace onnx_build
 }  // namespace framelift::test
