@@ -33,6 +33,14 @@ bool is(const Global& g, std::string_view module, std::string_view name) {
   return g.module == module && g.name == name;
 }
 
+// A class TorchScript compiled ("__torch__.interpolator.Interpolator", "__torch__.torch.nn.modules...").
+bool is_script_class(const Global& g) { return g.module == "__torch__" || g.module.starts_with("__torch__."); }
+
+// torch.jit._pickle's builders of typed lists (a module's int list attributes).
+bool is_list_builder(const Global& g) {
+  return g.module == "torch.jit._pickle" && (g.name == "build_intlist" || g.name == "build_doublelist" || g.name == "build_boollist");
+}
+
 int64_t int_arg(const Node& args, size_t i, std::string_view fn, const std::string& label) {
   const auto* v = as<int64_t>(args.items[i]);
   if (!v) fail(label, str(fn, ": argument ", i, " must be an int, got ", type_name(args.items[i])));
@@ -73,17 +81,29 @@ Value pass_tensor(const Node& args, std::string_view fn, const std::string& labe
 
 }  // namespace
 
-void check_global(const Global& global, const std::string& label) {
+void check_global(const Global& global, const std::string& label, bool torchscript) {
   for (auto [module, name] : kAllowed)
     if (is(global, module, name)) return;
+  if (torchscript && (is_script_class(global) || is_list_builder(global))) return;
   if (global.module == "torch" && dtype_from_storage_name(global.name)) return;
   fail(label, str("pickle refers to forbidden global '", global.module, ".", global.name,
                   "' (only state-dict tensors are accepted; whole pickled models are not)"));
 }
 
-Value call_global(const Global& callable, const Node& args,
-                  const std::function<Node*(Node::Kind)>& new_node, const std::string& label) {
+Value call_global(const Global& callable, const Node& args, const std::function<Node*(Node::Kind)>& new_node,
+                  const std::string& label, bool torchscript) {
   const std::string fn = str(callable.module, ".", callable.name);
+  if (torchscript && is_script_class(callable)) {
+    // cls.__new__(cls): the attributes come with BUILD.
+    if (!args.items.empty()) fail(label, str(fn, ": a module object is made without arguments"));
+    Node* object = new_node(Node::Kind::Dict);
+    object->module = true;
+    return object;
+  }
+  if (torchscript && is_list_builder(callable)) {
+    if (args.items.size() != 1 || !as_node(args.items[0], Node::Kind::List)) fail(label, str(fn, ": expected one list"));
+    return args.items[0];
+  }
   if (is(callable, "collections", "OrderedDict")) {
     // OrderedDict's __reduce__ passes no arguments and adds the items with SETITEMS afterwards.
     if (!args.items.empty()) fail(label, str(fn, ": expected no arguments"));
@@ -102,7 +122,7 @@ Value call_global(const Global& callable, const Node& args,
     const Node* inner_args = as_node(args.items[2], Node::Kind::Tuple);
     if (!inner || !inner_args || is(*inner, callable.module, callable.name))
       fail(label, str(fn, ": malformed arguments"));
-    Value result = call_global(*inner, *inner_args, new_node, label);
+    Value result = call_global(*inner, *inner_args, new_node, label, torchscript);
     if (!as<TensorRef>(result)) fail(label, str(fn, ": inner call did not make a tensor"));
     return result;
   }

@@ -64,6 +64,9 @@ struct Node {
   // Made by the first string key: a pickle bomb of empty lists pays 8 bytes per node for it,
   // not an empty hash map's 56.
   std::unique_ptr<std::unordered_map<std::string, size_t>> string_index;
+  // A Dict made for an object of a TorchScript module class (__torch__.*): its attributes, set by
+  // BUILD. Only read where the pickle is a TorchScript archive's (Limits::torchscript_modules).
+  bool module = false;
 
   void set(Value key, Value value);
   const Value* get(std::string_view key) const;

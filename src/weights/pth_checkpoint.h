@@ -15,6 +15,9 @@ struct PickledCheckpoint {
   pickle::Unpickled pickle;
   std::map<std::string, std::span<const uint8_t>> storages;  // key -> raw bytes in the file
   size_t file_size = 0;  // bounds the memory the state dict may take (state_dict_from_checkpoint)
+  // A TorchScript archive (torch.jit.save: constants.pkl beside data.pkl): the pickle is the module
+  // tree, whose parameters and buffers are the state dict.
+  bool torchscript = false;
 };
 
 PickledCheckpoint read_zip_checkpoint(std::span<const uint8_t> bytes, const std::string& label);

@@ -1,6 +1,7 @@
 // torch.save's zip layout: <root>/data.pkl is the pickle, <root>/data/<key> each storage's raw
 // little-endian bytes, <root>/byteorder (newer files) says "little" or "big". <root> is the file
-// name torch.save was given ("archive" by default), so it is discovered, not assumed.
+// name torch.save was given ("archive" by default), so it is discovered, not assumed. torch.jit.save
+// writes the same, plus constants.pkl and the module's code/, and pickles the module tree itself.
 #include <algorithm>
 
 #include "util/error.h"
@@ -35,7 +36,10 @@ PickledCheckpoint read_zip_checkpoint(std::span<const uint8_t> bytes, const std:
     if (std::string_view(reinterpret_cast<const char*>(text.data()), text.size()) != "little")
       fail(label, "checkpoint was saved on a big-endian machine; that is not supported");
   }
-  PickledCheckpoint out{pickle::unpickle(zip.read(*zip.find(root + "data.pkl")), label), {}, bytes.size()};
+  pickle::Limits limits;
+  limits.torchscript_modules = zip.find(root + "constants.pkl") != nullptr;
+  PickledCheckpoint out{pickle::unpickle(zip.read(*zip.find(root + "data.pkl")), label, limits), {}, bytes.size(),
+                        limits.torchscript_modules};
   for (const auto& ref : out.pickle.storages) {
     if (out.storages.count(ref.key)) continue;
     const ZipEntry* entry = zip.find(root + "data/" + ref.key);

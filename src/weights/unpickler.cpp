@@ -179,7 +179,7 @@ class Machine {
   }
 
   void push_global(Global global) {
-    check_global(global, label_);
+    check_global(global, label_, limits_.torchscript_modules);
     push(std::move(global));
   }
 
@@ -190,7 +190,7 @@ class Machine {
     const Node* tuple = as_node(args, Node::Kind::Tuple);
     if (!global) fail(str(op, " calls a ", type_name(callable), ", not a global"));
     if (!tuple) fail(str(op, " arguments must be a tuple, got ", type_name(args)));
-    push(call_global(*global, *tuple, [this](Node::Kind k) { return new_node(k); }, label_));
+    push(call_global(*global, *tuple, [this](Node::Kind k) { return new_node(k); }, label_, limits_.torchscript_modules));
   }
 
   void setitems(std::vector<Value> items, Value& target, std::string_view op) {
@@ -319,11 +319,18 @@ class Machine {
       case NEWOBJ: call("NEWOBJ"); return;
       case BUILD: {
         // Only __setstate__ on objects we made: OrderedDict's attribute dict (_metadata) and
-        // tensor state; both carry nothing a state dict needs.
-        pop("BUILD");
-        const Value& target = top("BUILD");
+        // tensor state carry nothing a state dict needs; a TorchScript module object's state is
+        // its attributes (submodules, parameters), which it takes.
+        Value state = pop("BUILD");
+        Value& target = top("BUILD");
         if (!as_node(target, Node::Kind::Dict) && !as<TensorRef>(target))
           fail(str("BUILD on a ", type_name(target)));
+        Node* const* object = std::get_if<Node*>(&target);
+        const Node* attributes = as_node(state, Node::Kind::Dict);
+        if (object && (*object)->module && attributes) {
+          store(attributes->entries.size() * 3);
+          for (const auto& [key, value] : attributes->entries) (*object)->set(key, value);
+        }
         return;
       }
       case BINPERSID: {

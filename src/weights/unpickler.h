@@ -21,6 +21,10 @@ struct Limits {
   // is why the budget cannot come much closer to the file size without refusing real checkpoints.
   size_t memory_floor = size_t{64} << 20;
   size_t memory_per_byte = 64;
+  // A TorchScript archive's data.pkl (torch.jit.save): objects of its __torch__ module classes
+  // become attribute dicts (Node::module) and torch.jit._pickle's list builders are accepted.
+  // Still nothing is imported or run: the class names are only names.
+  bool torchscript_modules = false;
 };
 
 // Unpickles the first pickle in `bytes` (stops at STOP; `consumed` says where). `label` names the

@@ -24,6 +24,8 @@ std::optional<std::string> weights_key(const std::vector<std::string>& dict_keys
 
 // Maximum wrapper nesting followed; deeper means a malformed (or cyclic) checkpoint.
 inline constexpr int kMaxWrapperDepth = 8;
+// How deep a TorchScript archive's submodules may nest (FILM's deepest parameter is 8 levels down).
+inline constexpr int kMaxModuleDepth = 64;
 
 // A checkpoint reduced to what matters: tensors and nested string-keyed dicts. Other values (epoch
 // numbers, optimizer lists, hyper-parameter strings) are dropped when it is built.

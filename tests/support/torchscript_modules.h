@@ -2,13 +2,22 @@
 // Tiny TorchScript modules for the `model` stage's tests, built in C++ (no Python needed) and
 // saved with Module::save, which writes the same format as torch.jit.save.
 #include <filesystem>
+#include <map>
 #include <string>
+
+#include <ATen/core/Tensor.h>
 
 namespace framelift::test {
 
 // Saves a module whose methods are `source` (TorchScript, e.g. "def forward(self, x):\n  return x")
 // to `file` and returns `file`.
 std::filesystem::path save_torchscript(const std::filesystem::path& file, const std::string& source);
+
+// Saves a module tree holding `tensors` under their dotted names ("fuse.convs.0.0.0.weight": a
+// submodule per name part, parameters at the leaves), as torch.jit.save writes a scripted
+// network's parameters, with `ints` as integer attributes of the root; returns `file`.
+std::filesystem::path save_module_tree(const std::filesystem::path& file, const std::map<std::string, at::Tensor>& tensors,
+                                       const std::map<std::string, int64_t>& ints = {});
 
 // The modules both test folders use.
 namespace modules {

@@ -175,3 +175,54 @@ TEST(PthSynthetic, CompressedZipEntriesAreRefusedClearly) {
 
 }  // namespace
 }  // namespace framelift::weights
+
+namespace framelift::weights {
+namespace {
+
+// A TorchScript archive's pickle: module objects (cls.__new__ then BUILD with the attribute dict),
+// `Root` holding a tensor and a submodule `sub` holding one. With `cycle`, `sub` also names the root
+// (a memo reference back up the tree), which the reader must not follow forever.
+ByteString script_module_pickle(bool cycle) {
+  PickleBuilder p;
+  p.proto(2).global("__torch__", "Root").op(')').op(0x81).op('q').op(0);  // NEWOBJ, BINPUT 0
+  p.op('}').op('(').str("training").op(0x89);
+  p.str("weight").tensor("FloatStorage", "0", 2, 0, {2}, {1});
+  p.str("sub").global("__torch__.___torch_mangle_1", "Sub").op(')').op(0x81);
+  p.op('}').op('(').str("bias").tensor("FloatStorage", "1", 1, 0, {1}, {1});
+  if (cycle) p.str("parent").op('h').op(0);  // BINGET 0: the root
+  p.op('u').op('b');  // SETITEMS, BUILD (sub)
+  p.str("sizes").global("torch.jit._pickle", "build_intlist").op('(').op(']').op('(').integer(1).integer(1).op('e').op('t').op('R');
+  p.op('u').op('b').op('.');
+  return p.bytes();
+}
+
+ByteString script_archive(const ByteString& pickle) {
+  return test::make_stored_zip({{"m/data.pkl", pickle},
+                                {"m/data/0", float_bytes({1, 2})},
+                                {"m/data/1", float_bytes({3})},
+                                {"m/constants.pkl", {0x80, 2, ')', '.'}},
+                                {"m/version", {'3', '\n'}}});
+}
+
+TEST(PthSynthetic, TorchScriptArchivesReadTheirModuleTreesParameters) {
+  for (const bool cycle : {false, true}) {
+    SCOPED_TRACE(cycle ? "with a cycle" : "a tree");
+    const StateDict dict = load_pth_bytes(script_archive(script_module_pickle(cycle)), "net.pt");
+    ASSERT_EQ(dict.size(), 2u);
+    EXPECT_TRUE(torch::equal(dict.at("weight"), torch::tensor({1.f, 2.f})));
+    EXPECT_TRUE(torch::equal(dict.at("sub.bias"), torch::tensor({3.f})));
+  }
+  // The same pickle outside a TorchScript archive (no constants.pkl) is a whole pickled model.
+  auto zip = test::make_zip_checkpoint(script_module_pickle(false), {{"0", float_bytes({1, 2})}, {"1", float_bytes({3})}});
+  EXPECT_NE(error_of(zip, "model.pth").find("forbidden global '__torch__.Root'"), std::string::npos) << error_of(zip, "model.pth");
+  // Inside one, other classes are still refused by name, and a module is made without arguments.
+  PickleBuilder p;
+  p.proto(2).global("os", "system").op(')').op(0x81).op('.');
+  EXPECT_NE(error_of(script_archive(p.bytes()), "evil.pt").find("forbidden global 'os.system'"), std::string::npos);
+  PickleBuilder args;
+  args.proto(2).global("__torch__", "Root").str("x").op(0x85).op(0x81).op('.');
+  EXPECT_NE(error_of(script_archive(args.bytes()), "args.pt").find("without arguments"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace framelift::weights
