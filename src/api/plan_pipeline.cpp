@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "library/catalog.h"
-#include "models/ifrnet.h"
+#include "models/interpolator_networks.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
 #include "pipeline/option_schema.h"
@@ -36,9 +36,8 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
     n.arch = "rife";
     try {
       const weights::StateDict dict = weights::load_weights(file);
-      if (const auto ifrnet = models::detect_ifrnet(dict, file.string())) {
-        n.arch = "ifrnet";
-        n.params = models::ifrnet_arch_params(*ifrnet);
+      if (const models::InterpolatorNetwork* network = models::find_interpolator_network(dict, file.string(), &n.params)) {
+        n.arch = network->arch;
         return n;
       }
       n.params = models::rife_arch_params(dict, file.string());  // 4.6 or 4.22+

@@ -37,4 +37,5 @@
   NETWORK(srformer)                                   \
   NETWORK(atd)                                        \
   DECLARATION(rife)                                   \
-  DECLARATION(ifrnet)
+  DECLARATION(ifrnet)                                 \
+  DECLARATION(film)

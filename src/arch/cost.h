@@ -43,6 +43,8 @@ class NetWalk {
   explicit NetWalk(double channels) : ch_(channels) {}
 
   void conv(double out, int k, int stride = 1);    // k x k convolution
+  // A k x k convolution whose weights an earlier conv() counted (one shared across levels or frames).
+  void reused_conv(double out, int k, int stride = 1);
   void depthwise(int k);                           // k x k depthwise convolution (one filter per channel)
   void deconv(double out, int k, int stride);      // transposed convolution, output area * stride^2
   void resize(double factor);                      // interpolation into a new tensor

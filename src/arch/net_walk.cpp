@@ -28,6 +28,12 @@ void NetWalk::conv(double out, int k, int stride) {
   step(out, out_area);
 }
 
+void NetWalk::reused_conv(double out, int k, int stride) {
+  const double out_area = area_ / (stride * stride);
+  macs_ += ch_ * out * k * k * out_area;
+  step(out, out_area);
+}
+
 void NetWalk::depthwise(int k) {
   macs_ += ch_ * k * k * area_;
   params_ += ch_ * k * k + ch_;

@@ -7,11 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "arch/declaration.h"
 #include "infer/tiler.h"
 #include "models/backward_warp.h"
+#include "models/interpolator_networks.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "util/error.h"
@@ -240,22 +239,17 @@ std::unique_ptr<FrameInterpolator> build_ifrnet(const weights::StateDict& dict, 
 }
 
 std::string describe_ifrnet(const IfrnetShape& shape, const weights::StateDict& dict) {
-  int64_t params = 0;
-  for (const auto& [key, t] : dict) params += t.numel();
-  nlohmann::ordered_json hyper = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : ifrnet_arch_params(shape)) hyper[k] = static_cast<int64_t>(v);
-  hyper["variant"] = shape.variant;
-  nlohmann::ordered_json j = {{"arch", "ifrnet"},
-                              {"description", arch::declaration("ifrnet").description},
-                              {"variant", shape.variant},
-                              {"scale", 1},  // frames, not pixels: what `models import` records
-                              {"in_channels", 3},
-                              {"out_channels", 3},
-                              {"frames_per_call", 2},
-                              {"size_multiple", kMultiple},
-                              {"params", params},
-                              {"hyperparameters", hyper}};
-  return j.dump();
+  return describe_interpolator("ifrnet", shape.variant, kMultiple, dict, ifrnet_arch_params(shape));
+}
+
+InterpolatorNetwork ifrnet_interpolator() {
+  return {"ifrnet",
+          [](const weights::StateDict& dict, const std::string& source) -> std::optional<arch::ArchParams> {
+            if (auto shape = detect_ifrnet(dict, source)) return ifrnet_arch_params(*shape);
+            return std::nullopt;
+          },
+          [](const weights::StateDict& dict, const std::string& source) { return build_ifrnet(dict, source); },
+          [](const weights::StateDict& dict, const std::string& source) { return describe_ifrnet(*detect_ifrnet(dict, source), dict); }};
 }
 
 }  // namespace framelift::models

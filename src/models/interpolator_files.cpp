@@ -7,7 +7,7 @@
 #include "library/model_cache.h"
 #include "library/model_locator.h"
 #include "models/frame_interpolator.h"
-#include "models/ifrnet.h"
+#include "models/interpolator_networks.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
 #include "models/rife_ncnn.h"
@@ -41,11 +41,11 @@ std::unique_ptr<FrameInterpolator> open_rife_ncnn(const fs::path& param, const f
   }
 }
 
-// A state dict is IFRNet's when its detector claims it (its encoder pyramid and decoders), else
-// RIFE's flownet (which names what it expected when it is not one either).
+// A state dict is the network whose detector claims it (interpolator_networks.h), else RIFE's
+// flownet (which names what it expected when it is not one either).
 std::unique_ptr<FrameInterpolator> open_state_dict(const fs::path& file) {
   const weights::StateDict dict = weights::load_weights(file);
-  if (detect_ifrnet(dict, file.string())) return build_ifrnet(dict, file.string());
+  if (const InterpolatorNetwork* network = find_interpolator_network(dict, file.string())) return network->build(dict, file.string());
   return build_rife_native(dict, file.string());
 }
 

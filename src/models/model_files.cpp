@@ -7,7 +7,7 @@
 
 #include "library/model_locator.h"
 #include "models/architecture_registry.h"
-#include "models/ifrnet.h"
+#include "models/interpolator_networks.h"
 #include "models/layer_report.h"
 #include "models/ncnn/layer_registry.h"
 #include "models/ncnn/ncnn_model.h"
@@ -213,8 +213,8 @@ std::string describe_model_file(const std::string& name_or_path, bool cpu_paths)
     j["format"] = ext.substr(1);
     const weights::StateDict dict = weights::load_weights(file);
     // An interpolator is no image network: its own description, and no CPU layer report below.
-    if (const auto ifrnet = detect_ifrnet(dict, file.string())) {
-      j["native"] = nlohmann::ordered_json::parse(describe_ifrnet(*ifrnet, dict));
+    if (const InterpolatorNetwork* network = find_interpolator_network(dict, file.string())) {
+      j["native"] = nlohmann::ordered_json::parse(network->describe(dict, file.string()));
       return j.dump(2);
     }
     j["native"] = nlohmann::ordered_json::parse(describe_model(dict, file.string()));

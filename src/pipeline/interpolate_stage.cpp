@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 extern "C" {
 #include <libavutil/mathematics.h>
@@ -47,7 +50,8 @@ class InterpolateStage : public Stage {
         scene_(o.number("scene")),
         dedup_(o.number("dedup")),
         scale_(o.number("scale")),
-        ensemble_(o.flag("ensemble")) {
+        ensemble_(o.flag("ensemble")),
+        recursive_(o.flag("recursive")) {
     if (o.given("factor") && o.given("fps"))
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
     if (o.given("fps")) fps_ = o.rate("fps");
@@ -113,8 +117,14 @@ class InterpolateStage : public Stage {
     const bool cut = scene_ > 0 && difference > scene_;
     if (cut) ++cuts_;
     last_interval_ = seconds(next.pts) - seconds(last_->pts);
-    emit_until(seconds(next.pts), slack(), [&](double t) { return cut ? last_->image : between(last_->image, next.image, t); },
-               emit);
+    if (recursive_ && !cut) {
+      const std::vector<at::Tensor> frames = recursive_frames(last_->image, next.image, times_until(seconds(next.pts), slack()));
+      size_t i = 0;
+      emit_until(seconds(next.pts), slack(), [&](double) { return frames[i++]; }, emit);
+    } else {
+      emit_until(seconds(next.pts), slack(), [&](double t) { return cut ? last_->image : between(last_->image, next.image, t); },
+                 emit);
+    }
     last_ = std::move(next);
   }
 
@@ -155,13 +165,49 @@ class InterpolateStage : public Stage {
   // time within half an input tick of the next frame counts as that frame, not an interpolation.
   template <class Picture>
   void emit_until(long double end, long double slack, Picture picture, const Emit& emit) {
+    for (; time_of(next_k_) < end - slack; ++next_k_)
+      emit(Frame{picture(position(time_of(next_k_), end)), av_rescale_q(first_pts_, in_tb_, out_tb_) + next_k_});
+  }
+
+  // The positions t in [0, 1] between the anchor and the frame at `end` that emit_until will ask for.
+  std::vector<double> times_until(long double end, long double slack) const {
+    std::vector<double> out;
+    for (int64_t k = next_k_; time_of(k) < end - slack; ++k) out.push_back(position(time_of(k), end));
+    return out;
+  }
+
+  long double time_of(int64_t k) const { return (long double)k * fps_.den / fps_.num; }
+  double position(long double time, long double end) const {
     const long double from = seconds(last_->pts);
-    for (;; ++next_k_) {
-      const long double time = (long double)next_k_ * fps_.den / fps_.num;
-      if (time >= end - slack) break;
-      const double t = std::clamp(double((time - from) / std::max(end - from, 1e-9L)), 0.0, 1.0);
-      emit(Frame{picture(t), av_rescale_q(first_pts_, in_tb_, out_tb_) + next_k_});
+    return std::clamp(double((time - from) / std::max(end - from, 1e-9L)), 0.0, 1.0);
+  }
+
+  // recursive=1: the frames at `times` as FILM's tools make them. Each comes from the two nearest
+  // frames known so far (the anchors, then the frames made), the one whose place between them is
+  // nearest 0.5 first; a power-of-two factor is then exactly repeated midpoints (t = 0.5 every
+  // time), the only timestep FILM was trained on. Frames are fed back clamped, as upstream does.
+  std::vector<at::Tensor> recursive_frames(const at::Tensor& a, const at::Tensor& b, const std::vector<double>& times) {
+    std::map<double, at::Tensor> known = {{0.0, a}, {1.0, b}};
+    std::set<double> wanted;
+    for (double t : times)
+      if (t > 1e-6) wanted.insert(t);
+    while (!wanted.empty()) {
+      double best = 0, best_place = 0, best_lo = 0, best_hi = 1;
+      double distance = 2;
+      for (double t : wanted) {
+        const auto hi = known.upper_bound(t), lo = std::prev(hi);
+        const double place = (t - lo->first) / (hi->first - lo->first);
+        if (std::abs(place - 0.5) < distance - 1e-9) {  // a tie (1/3 and 2/3) goes to the earlier, as upstream's does
+          distance = std::abs(place - 0.5);
+          std::tie(best, best_place, best_lo, best_hi) = std::tuple(t, place, lo->first, hi->first);
+        }
+      }
+      known[best] = between(known.at(best_lo), known.at(best_hi), best_place);
+      wanted.erase(best);
     }
+    std::vector<at::Tensor> out;
+    for (double t : times) out.push_back(t > 1e-6 ? known.at(t) : a);
+    return out;
   }
 
   // A stretch that starts mid-video (a job's segment) begins at the first grid point that one
@@ -200,7 +246,7 @@ class InterpolateStage : public Stage {
   std::string model_name_;
   double factor_ = 0;  // 0: fps_ is given
   double scene_, dedup_, scale_;
-  bool ensemble_;
+  bool ensemble_, recursive_;
   AVRational fps_{0, 1}, in_tb_{1, 25}, out_tb_{1, 25}, in_rate_{0, 1};
   infer::ExecutionTarget target_;
   std::unique_ptr<models::FrameInterpolator> model_;
@@ -221,6 +267,7 @@ OptionSchema interpolate_options() {
                   number_option("dedup", "0", 0, 1, "skip repeats below this difference; 0 off"),
                   number_option("scale", "1", 0, 4, "flow scale, 0.5 for 4K; native weights", /*min_exclusive=*/true),
                   flag_option("ensemble", "0", ""),
+                  flag_option("recursive", "0", "each frame from the nearest two made so far, nearest t = 0.5 first (FILM's way)"),
                   flag_option("cuda_graphs", "0", "CUDA: replay recorded kernel launches; unmeasured")},
                  run);
 }

@@ -346,5 +346,46 @@ TEST(Interpolate, ThePlannerPricesIfrnetByItsWidths) {
   EXPECT_LT(s, base);
 }
 
+// FILM (tests/models/film_test.cpp checks the network against upstream's code) as
+// interpolate:model=FILE, with recursive=1: `run` without a job and as a job of segments give the
+// same frames at exact timestamps, `models info` describes it, the planner prices it as FILM.
+std::string film_file() { return (source_dir() / "tests" / "data" / "arch" / "film-p5-f8-fp16.pth").string(); }
+
+TEST(Interpolate, AFilmFileRunsRecursivelyAsAPassAndAsAJobOfSegments) {
+  auto dir = temp_dir("interp-film");
+  auto in = small_clip(dir, "24", 10);
+  const std::string common = "run -y -i " + shell_quote(in) + " -c ffv1 --progress none --pipeline 'interpolate:model=" + film_file() +
+                             ":factor=4:recursive=1:scene=0'";
+  auto pass = framelift(common + " -o " + shell_quote(dir / "pass.mkv") + " --no-job");
+  ASSERT_EQ(pass.exit_code, 0) << pass.output;
+  EXPECT_NE(pass.output.find("(film custom widths)"), std::string::npos) << pass.output;
+  auto t = frame_times(dir / "pass.mkv");
+  EXPECT_EQ(t.size(), 40u);
+  expect_even(t, 96.0);
+  auto job = framelift(common + " -o " + shell_quote(dir / "job.mkv") + " --segment-frames 4");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const auto a = framemd5(dir / "pass.mkv", "0:v", false), b = framemd5(dir / "job.mkv", "0:v", false);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].md5, b[i].md5) << "frame " << i;
+  EXPECT_NE(a[2].md5, a[0].md5) << "frame 2 is frame 0 again, not an interpolation";
+}
+
+TEST(Interpolate, ModelsInfoAndThePlannerKnowFilm) {
+  auto r = framelift("models info " + shell_quote(film_file()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(j["native"]["arch"], "film") << r.output;
+  EXPECT_EQ(j["native"]["variant"], "custom widths") << r.output;
+  EXPECT_EQ(j["native"]["release_layout"], "v1.0.2") << r.output;
+  EXPECT_EQ(j["native"]["hyperparameters"]["sub_levels"], 3) << r.output;
+  auto dir = temp_dir("interp-film-plan");
+  auto in = small_clip(dir, "24", 4);
+  EXPECT_GT(planned_cpu_seconds(in, film_file()), 0);
+  auto p = framelift("--log-level warn plan -i " + shell_quote(in) + " --pipeline 'interpolate:model=" + film_file() +
+                     ":factor=2' --local --gpu cpu --json -c ffv1");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(nlohmann::json::parse(p.output.substr(p.output.find('{')))["job"]["stages"][0]["arch"], "film") << p.output;
+}
+
 }  // namespace
 }  // namespace framelift::test

@@ -41,8 +41,10 @@ class PolicyScope {
   ~PolicyScope() { fi::set_conv_layout_policy(std::nullopt); }
 };
 
-// RIFE's and IFRNet's checkpoints are interpolators' (open_interpolator), not image networks.
-bool interpolator(const std::string& stem) { return stem.rfind("rife-", 0) == 0 || stem.rfind("ifrnet-", 0) == 0; }
+// RIFE's, IFRNet's and FILM's checkpoints are interpolators' (open_interpolator), not image networks.
+bool interpolator(const std::string& stem) {
+  return stem.rfind("rife-", 0) == 0 || stem.rfind("ifrnet-", 0) == 0 || stem.rfind("film-", 0) == 0;
+}
 
 std::vector<fs::path> image_references() {
   std::vector<fs::path> out;

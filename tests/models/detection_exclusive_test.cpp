@@ -14,7 +14,7 @@
 #include "arch/architecture_list.h"
 #include "models/arch_support.h"
 #include "models/architecture_registry.h"
-#include "models/ifrnet.h"
+#include "models/interpolator_networks.h"
 #include "models/ncnn_native_weights.h"
 #include "support/test_paths.h"
 #include "util/error.h"
@@ -46,16 +46,21 @@ struct Checkpoint {
   std::string label;  // the file, for messages
   std::string arch;   // the one detector that must claim it; "" for none (RIFE's flownets, IFRNet)
   StateDict dict;
-  bool ifrnet = false;  // IFRNet's detector (an interpolator's, models/ifrnet.h) must claim it
+  std::string interpolator;  // the interpolator row (models/interpolator_networks.h) that must claim it; "" none
 };
 
-// Whether IFRNet's detector claims `dict`, as open_interpolator counts it: accepted, or refused its shapes.
-bool ifrnet_claims(const StateDict& dict, const std::string& source) {
-  try {
-    return models::detect_ifrnet(dict, source).has_value();
-  } catch (const Error&) {
-    return true;
+// The interpolator rows whose detectors claim `dict`, as open_interpolator counts it: accepted, or
+// refused its shapes.
+std::vector<std::string> interpolator_claimants(const StateDict& dict, const std::string& source) {
+  std::vector<std::string> names;
+  for (const models::InterpolatorNetwork& row : models::interpolator_networks()) {
+    try {
+      if (row.detect(dict, source)) names.push_back(row.arch);
+    } catch (const Error&) {
+      names.push_back(row.arch);
+    }
   }
+  return names;
 }
 
 // tests/data/arch/ARCH-*.pth: the architecture is the name up to the first '-'.
@@ -65,11 +70,11 @@ std::vector<Checkpoint> reference_checkpoints() {
     if (e.path().extension() != ".pth") continue;
     const std::string file = e.path().filename().string();
     std::string arch = file.substr(0, file.find('-'));
-    // RIFE and IFRNet are interpolators (models/rife_native.h, models/ifrnet.h), not image
-    // networks: no image detector may take their checkpoints for one of its own.
-    const bool ifrnet = arch == "ifrnet";
-    if (arch == "rife" || ifrnet) arch.clear();
-    out.push_back({file, arch, weights::load_weights(e.path()), ifrnet});
+    // RIFE, IFRNet and FILM are interpolators (models/rife_native.h, interpolator_networks.h), not
+    // image networks: no image detector may take their checkpoints for one of its own.
+    const std::string interpolator = arch == "ifrnet" || arch == "film" ? arch : "";
+    if (arch == "rife" || !interpolator.empty()) arch.clear();
+    out.push_back({file, arch, weights::load_weights(e.path()), interpolator});
   }
   return out;
 }
@@ -113,8 +118,9 @@ TEST(DetectionExclusive, EveryReferenceCheckpointIsClaimedByExactlyOneDetector) 
     const std::vector<std::string> names = claimants(c.dict, c.label);
     std::string list;
     for (const auto& n : names) list += " " + n;
-    EXPECT_EQ(ifrnet_claims(c.dict, c.label), c.ifrnet) << c.label << (c.ifrnet ? " is IFRNet's, unclaimed by its detector"
-                                                                                : " is claimed by IFRNet's detector");
+    const std::vector<std::string> interpolators = interpolator_claimants(c.dict, c.label);
+    EXPECT_EQ(interpolators, c.interpolator.empty() ? std::vector<std::string>{} : std::vector<std::string>{c.interpolator})
+        << c.label << " is claimed by the interpolator detectors of: " << (interpolators.empty() ? "none" : interpolators[0]);
     if (c.arch.empty()) {
       EXPECT_TRUE(names.empty()) << c.label << " is no image network, yet claimed by:" << list;
       continue;

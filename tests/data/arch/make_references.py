@@ -12,10 +12,11 @@ the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to 
   NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
 
 Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] [--srformer /path/to/SRFormer]
-       [--ifrnet /path/to/IFRNet] /path/to/spandrel [NAME ...]
-       tests/data/arch/make_references.py --ifrnet /path/to/IFRNet [NAME ...]
+       [--ifrnet /path/to/IFRNet] [--film /path/to/frame-interpolation-pytorch] /path/to/spandrel [NAME ...]
+       tests/data/arch/make_references.py [--ifrnet /path/to/IFRNet] [--film /path/to/frame-interpolation-pytorch] [NAME ...]
 (the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks;
-the SRFormer ones from a checkout of HVision-NKU/SRFormer; the IFRNet ones from ltkong218/IFRNet)
+the SRFormer ones from a checkout of HVision-NKU/SRFormer; the IFRNet ones from ltkong218/IFRNet;
+the FILM ones from dajes/frame-interpolation-pytorch, the PyTorch port of google-research/frame-interpolation)
 """
 import json
 import math
@@ -491,6 +492,61 @@ def ifrnet_configs(ifrnet):
     }
 
 
+def film_module(film):
+    """dajes/frame-interpolation-pytorch's interpolator.py (FILM's film_net, the port whose releases
+    are film_net_fp32.pt and film_net_fp16.pt). Its modules are top-level files (interpolator, util,
+    ...), and util.py imports cv2 for an image loader the network never calls (Debian's python3-torch
+    brings no OpenCV): stubbed unless installed."""
+    import importlib
+    import types
+    try:
+        importlib.import_module("cv2")
+    except ImportError:
+        sys.modules["cv2"] = types.ModuleType("cv2")
+    if film not in sys.path:
+        sys.path.insert(0, film)
+    return importlib.import_module("interpolator")
+
+
+class FilmReference(torch.nn.Module):
+    """The port's Interpolator as its inference.py calls it: frames in [0, 1] whose sides are
+    multiples of 2^(pyramid_levels - 1) (the network pads nothing; upstream's tools zero-pad to 64,
+    centred, and crop back) and the timestep as a [1, 1] tensor. The output is not clamped (the
+    tools clamp it to [0, 1] afterwards)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, img0, img1, t):
+        return self.net(img0, img1, torch.full((1, 1), t))
+
+    def flows(self, img0, img1):
+        # The finest level's flows, before the t scaling: forward reads frame 1 from frame 0's
+        # pixels, backward frame 0 from frame 1's, channels (dx, dy) in pixels.
+        out = self.net.debug_forward(img0, img1, torch.full((1, 1), 0.5))
+        return out["forward_flow_pyramid"][0], out["backward_flow_pyramid"][0]
+
+
+def film_configs(film):
+    def make(**kw):
+        return lambda: FilmReference(film_module(film).Interpolator(**kw))
+
+    return {
+        # The published film_net layout (7 pyramid levels, 5 in the fusion, 3 specialised, cascades
+        # of 4, flow convs [3, 3, 3, 3]; filters 64, flow filters [32, 64, 128, 256]: 34.4M weights,
+        # 138 MB in fp32) with filters 8 and uneven flow filters (0.57M weights), on 192x128 frames
+        # (multiples of 64: the coarsest level is 3x2).
+        "film-f8": (make(filters=8, flow_filters=(8, 16, 24, 32)), 2401, (192, 128), "film"),
+        # 5 pyramid levels, 4 in the fusion, cascades of 3, 2 specialised, flow convs [2, 3, 3]
+        # (multiples of 16: 80x48, the coarsest level 5x3); weights stored in fp16, as
+        # film_net_fp16.pt holds them, the reference run with those rounded values in fp32.
+        "film-p5-f8-fp16": (make(pyramid_levels=5, fusion_pyramid_levels=4, specialized_levels=2, sub_levels=3,
+                                 filters=8, flow_convs=(2, 3, 3), flow_filters=(8, 16, 32)),
+                            2402, (80, 48), "film", "fp16"),
+    }
+
+
 def hat_configs(spandrel):
     HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
 
@@ -806,12 +862,19 @@ def main():
         at = args.index("--ifrnet")
         ifrnet = args[at + 1]
         del args[at:at + 2]
+    film = None
+    if "--film" in args:
+        at = args.index("--film")
+        film = args[at + 1]
+        del args[at:at + 2]
     configs = {}
     if ifrnet:
         configs.update(ifrnet_configs(ifrnet))
-    if not args and not ifrnet:
+    if film:
+        configs.update(film_configs(film))
+    if not args and not ifrnet and not film:
         sys.exit(__doc__)
-    # Without a spandrel checkout (IFRNet alone), every name given is an IFRNet one.
+    # Without a spandrel checkout (IFRNet or FILM alone), every name given is one of theirs.
     if not args or args[0] in configs:
         return make_all(configs, args or list(configs))
     spandrel = args[0]
@@ -841,8 +904,9 @@ def make_all(configs, wanted):
     for name in wanted:
         make, seed, (w, h), *kind = configs[name]
         model = seeded(make(), seed).eval()
-        if kind[:1] == ["ifrnet"]:
-            # As RIFE's: frames 30 and 33 (real motion); outputs at t = 0.5 and 0.3 from Model.inference.
+        if kind[:1] in (["ifrnet"], ["film"]):
+            # As RIFE's: frames 30 and 33 (real motion); outputs at t = 0.5 and 0.3 from Model.inference
+            # (IFRNet) or the Interpolator (FILM).
             if kind[1:] == ["fp16"]:
                 with torch.no_grad():
                     for p in model.parameters():
@@ -850,12 +914,24 @@ def make_all(configs, wanted):
             a, b = real_frame(w, h, 30), real_frame(w, h, 33)
             with torch.no_grad():
                 half, t03 = model(a, b, 0.5), model(a, b, 0.3)
+            tensors = {"img0": a, "img1": b, "t0.5": half, "t0.3": t03}
+            if kind[0] == "film":
+                # FILM's finest flows too, to tell the flow pyramid's errors from the fusion's.
+                with torch.no_grad():
+                    tensors["flow_forward"], tensors["flow_backward"] = model.flows(a, b)
+                # Odd-size frames (11 pixels short of the multiple each way) the way upstream's
+                # tools run them: zero-padded to the multiple, centred, then cropped back.
+                oa, ob = real_frame(w - 11, h - 11, 30), real_frame(w - 11, h - 11, 33)
+                top, left = 11 // 2, 11 // 2
+                pad = (left, 11 - left, top, 11 - top)
+                with torch.no_grad():
+                    odd = model(torch.nn.functional.pad(oa, pad), torch.nn.functional.pad(ob, pad), 0.5)
+                tensors.update({"odd_img0": oa, "odd_img1": ob, "odd_t0.5": odd[:, :, top:top + h - 11, left:left + w - 11]})
             state = model.net.state_dict()
             if kind[1:] == ["fp16"]:
                 state = {k: v.half() for k, v in state.items()}
             torch.save(state, os.path.join(HERE, name + ".pth"))
-            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"),
-                              {"img0": a, "img1": b, "t0.5": half, "t0.3": t03})
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), tensors)
             print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}], "
                   f"{sum(p.numel() for p in model.parameters())} weights")
             continue
