@@ -36,6 +36,7 @@
   NETWORK(drct)                                       \
   NETWORK(srformer)                                   \
   NETWORK(atd)                                        \
+  NETWORK(fast_neural_style)                          \
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
   DECLARATION(film)

@@ -146,7 +146,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       }
     } else if (st.name == "denoise" && !option(st, "model") && !st.network) {
       s = denoise_stage(st, models);
-    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate") {
+    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style") {
       if (st.network) {
         s = stage_for_network(st.name, *st.network);
       } else {

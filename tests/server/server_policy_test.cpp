@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/stage_registry.h"
 #include "server/server_process.h"
 #include "server/server_site.h"
 #include "server/store.h"
@@ -153,10 +154,16 @@ TEST_F(ServePolicy, ModelAndMaskFilesStayInsideTheRoots) {
   for (const std::string& path : {(site.outside / "m.pth").string(), (site.media / ".." / "outside" / "m.pth").string(),
                                   (site.media / "escape" / "m.pth").string(), std::string("/etc/passwd"),
                                   std::string("../outside/m.pth")}) {
-    refused_everywhere("upscale:model=" + path, "stage upscale: model= names a file outside the folders allowed here");
-    refused_everywhere("denoise:model=" + path, "stage denoise: model= names a file outside the folders allowed here");
-    refused_everywhere("interpolate:model=" + path, "stage interpolate: model= names a file outside the folders allowed here");
-    refused_everywhere("model:file=" + path, "stage model: file= names a file outside the folders allowed here");
+    // Every option of every stage that names a model or a file (style's model= as upscale's).
+    int checked = 0;
+    for (const pipeline::StageInfo& stage : pipeline::registered_stages())
+      for (const pipeline::OptionSpec& o : stage.options) {
+        if (o.role != pipeline::OptionRole::ModelRef && o.role != pipeline::OptionRole::File) continue;
+        refused_everywhere(stage.name + ":" + o.name + "=" + path,
+                           "stage " + stage.name + ": " + o.name + "= names a file outside the folders allowed here");
+        ++checked;
+      }
+    EXPECT_GE(checked, 6) << "upscale, denoise, interpolate and style's model=, model's file= and mask=";
   }
   // A link inside the root that points out of it.
   fs::create_symlink(site.outside / "m.pt", site.media / "clips" / "link.pt");

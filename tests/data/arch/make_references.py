@@ -12,11 +12,13 @@ the crop tests/models/arch_support.cpp's real_frame makes), and writes, next to 
   NAME.ref.safetensors "input" [1, C, H, W] and "output" [1, C, sH, sW], float32
 
 Usage: tests/data/arch/make_references.py [--vs-rife /path/to/vs-rife] [--srformer /path/to/SRFormer]
-       [--ifrnet /path/to/IFRNet] [--film /path/to/frame-interpolation-pytorch] /path/to/spandrel [NAME ...]
-       tests/data/arch/make_references.py [--ifrnet /path/to/IFRNet] [--film /path/to/frame-interpolation-pytorch] [NAME ...]
+       [--ifrnet /path/to/IFRNet] [--film /path/to/frame-interpolation-pytorch] [--style /path/to/pytorch-examples]
+       /path/to/spandrel [NAME ...]
+       tests/data/arch/make_references.py [--ifrnet ...] [--film ...] [--style ...] [NAME ...]
 (the RIFE references come from HolyWu/vs-rife's per-version IFNet files, Practical-RIFE's networks;
 the SRFormer ones from a checkout of HVision-NKU/SRFormer; the IFRNet ones from ltkong218/IFRNet;
-the FILM ones from dajes/frame-interpolation-pytorch, the PyTorch port of google-research/frame-interpolation)
+the FILM ones from dajes/frame-interpolation-pytorch, the PyTorch port of google-research/frame-interpolation;
+the fast neural style one from pytorch/examples' fast_neural_style)
 """
 import json
 import math
@@ -547,6 +549,53 @@ def film_configs(film):
     }
 
 
+class StyleReference(torch.nn.Module):
+    """pytorch/examples' TransformerNet as its stylize() runs it: pixels times 255 in, 0-255 out
+    (here divided by 255 again). Its output is longer than the input where a side is no multiple
+    of 4; that is kept whole (the test compares the input's part)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x * 255) / 255
+
+    def reseed(self, name, p, g):
+        # A trained net's scales: instance norms near 1 (fan-in seeding gives 0.1), and a last
+        # layer that outputs 0-255 pixels rather than values near 0 (which would make any
+        # comparison after the / 255 trivially close).
+        if p.dim() == 1 and name.endswith("weight"):
+            p.add_(1.0)
+        elif name == "net.deconv3.conv2d.weight":
+            p.mul_(40.0)
+        elif name == "net.deconv3.conv2d.bias":
+            p.add_(128.0)
+
+
+def style_configs(examples):
+    """The upstream TransformerNet with narrower layers swapped in (its widths are fixed in its
+    constructor; the modules and forward are upstream's): 8/16/32 channels, its five blocks."""
+    if os.path.join(examples, "fast_neural_style", "neural_style") not in sys.path:
+        sys.path.insert(0, os.path.join(examples, "fast_neural_style", "neural_style"))
+    import transformer_net as tn
+
+    def narrow(c1=8, c2=16, c3=32):
+        net = tn.TransformerNet()
+        net.conv1, net.in1 = tn.ConvLayer(3, c1, 9, 1), torch.nn.InstanceNorm2d(c1, affine=True)
+        net.conv2, net.in2 = tn.ConvLayer(c1, c2, 3, 2), torch.nn.InstanceNorm2d(c2, affine=True)
+        net.conv3, net.in3 = tn.ConvLayer(c2, c3, 3, 2), torch.nn.InstanceNorm2d(c3, affine=True)
+        for i in range(1, 6):
+            setattr(net, f"res{i}", tn.ResidualBlock(c3))
+        net.deconv1, net.in4 = tn.UpsampleConvLayer(c3, c2, 3, 1, upsample=2), torch.nn.InstanceNorm2d(c2, affine=True)
+        net.deconv2, net.in5 = tn.UpsampleConvLayer(c2, c1, 3, 1, upsample=2), torch.nn.InstanceNorm2d(c1, affine=True)
+        net.deconv3 = tn.ConvLayer(c1, 3, 9, 1)
+        return StyleReference(net)
+
+    # 61x45: no multiple of 4, so upstream's output is 64x48.
+    return {"fast_neural_style-w8": (narrow, 3101, (61, 45), "style")}
+
+
 def hat_configs(spandrel):
     HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
 
@@ -862,6 +911,11 @@ def main():
         at = args.index("--ifrnet")
         ifrnet = args[at + 1]
         del args[at:at + 2]
+    style = None
+    if "--style" in args:
+        at = args.index("--style")
+        style = args[at + 1]
+        del args[at:at + 2]
     film = None
     if "--film" in args:
         at = args.index("--film")
@@ -872,7 +926,9 @@ def main():
         configs.update(ifrnet_configs(ifrnet))
     if film:
         configs.update(film_configs(film))
-    if not args and not ifrnet and not film:
+    if style:
+        configs.update(style_configs(style))
+    if not args and not ifrnet and not film and not style:
         sys.exit(__doc__)
     # Without a spandrel checkout (IFRNet or FILM alone), every name given is one of theirs.
     if not args or args[0] in configs:
@@ -947,6 +1003,13 @@ def make_all(configs, wanted):
             print(f"{name}: frames {list(a.shape)} range [{half.min():.3f}, {half.max():.3f}]")
             continue
         x = real_frame(w, h)
+        if kind == ["style"]:
+            with torch.no_grad():
+                y = model(x)
+            torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y})
+            print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}]")
+            continue
         if kind == ["grey"]:
             x = x.mean(1, keepdim=True)  # one channel: the grey models' input
         if kind == ["drunet"]:
