@@ -50,6 +50,10 @@ struct StageOptionInfo {
   std::string default_value;  // "" when it depends on other options
   std::string allowed;        // "1 <= N <= 16", "frame|field", ...
   std::string help;
+  // "model" (a catalog name, an installed model or a model file) or "file" (a path the stage
+  // opens: a module, a mask) when the value names something on disk; "" for every other option.
+  // A server checks such values against the folders it allows (docs/server.md).
+  std::string opens;
 };
 struct StageInfo {
   std::string name, summary;

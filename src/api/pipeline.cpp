@@ -66,7 +66,8 @@ std::vector<StageInfo> list_stages() {
     for (const fp::OptionSpec& o : s.options) {
       // The schema's own one-option description, less the name: "N (1 <= N <= 16; ...)".
       const std::string described = fp::describe_options({o});
-      info.options.push_back({o.name, kind_name(o.type), o.default_value, described.substr(o.name.size() + 1), o.help});
+      const std::string opens = o.role == fp::OptionRole::ModelRef ? "model" : o.role == fp::OptionRole::File ? "file" : "";
+      info.options.push_back({o.name, kind_name(o.type), o.default_value, described.substr(o.name.size() + 1), o.help, opens});
     }
     out.push_back(std::move(info));
   }

@@ -37,6 +37,7 @@
   NETWORK(srformer)                                   \
   NETWORK(atd)                                        \
   NETWORK(fast_neural_style)                          \
+  NETWORK(lama)                                       \
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
   DECLARATION(film)

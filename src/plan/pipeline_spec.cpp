@@ -1,5 +1,6 @@
 #include "plan/pipeline_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -97,6 +98,18 @@ StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
   return s;
 }
 
+// inpaint fills the region around its mask, scaled so its longer side is at most resolution=; the
+// mask is not known before the run, so the price is the most it can be: the whole frame, scaled
+// down to that size. The cost model counts per frame pixel, so its per-pixel figures shrink.
+void price_at_most_the_working_size(StageSpec& s, const std::string& resolution, double w, double h) {
+  const double longest = std::max(w, h), limit = number("inpaint", "resolution", resolution);
+  if (!(longest > limit)) return;
+  const double share = (limit / longest) * (limit / longest);
+  s.cost.macs_per_px *= share;
+  s.cost.peak_elems_per_px *= share;
+  s.cost.traffic_elems_per_px *= share;
+}
+
 int frame_factor(const PipelineStage& st, double fps) {
   if (const std::string* rate = option(st, "fps")) {
     if (!(fps > 0)) throw Error(ErrorKind::Usage, "stage interpolate: the input has no known frame rate; give factor=N");
@@ -146,7 +159,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       }
     } else if (st.name == "denoise" && !option(st, "model") && !st.network) {
       s = denoise_stage(st, models);
-    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style") {
+    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style" || st.name == "inpaint") {
       if (st.network) {
         s = stage_for_network(st.name, *st.network);
       } else {
@@ -156,6 +169,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       }
       if (st.name == "upscale" && option(st, "scale")) s.scale = number(st.name, "scale", *option(st, "scale"));
       if (s.kind == "interpolate") s.frame_factor = frame_factor(st, input.fps);
+      if (st.name == "inpaint") price_at_most_the_working_size(s, defaulted(st, "resolution"), w, h);
     } else if (st.name == "deinterlace") {
       const bool fields = option(st, "mode") && *option(st, "mode") == "field";
       s = unpriced("deinterlace", "deinterlace", 1, fields ? 2 : 1);

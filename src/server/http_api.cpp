@@ -627,7 +627,8 @@ class Routes {
     for (const StageInfo& st : list_stages()) {
       json options = json::array();
       for (const StageOptionInfo& o : st.options)
-        options.push_back({{"name", o.name}, {"kind", o.kind}, {"default", o.default_value}, {"allowed", o.allowed}, {"help", o.help}});
+        options.push_back({{"name", o.name}, {"kind", o.kind}, {"default", o.default_value}, {"allowed", o.allowed}, {"help", o.help},
+                           {"opens", o.opens}});
       list.push_back({{"name", st.name}, {"summary", st.summary}, {"options", options}});
     }
     reply(res, 200, {{"stages", list}});

@@ -15,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/stage_registry.h"
 #include "server/server_process.h"
 #include "server/server_site.h"
 #include "server/store.h"
@@ -151,19 +150,22 @@ TEST_F(ServePolicy, MetadataCannotCreateOrTruncateFiles) {
 TEST_F(ServePolicy, ModelAndMaskFilesStayInsideTheRoots) {
   std::ofstream(site.outside / "m.pt") << "not a model";
   std::ofstream(site.outside / "m.pth") << "not a model";
+  auto listed = c->Get("/api/stages", bearer(token));
+  ASSERT_TRUE(listed);
+  const json stages = json::parse(listed->body)["stages"];
   for (const std::string& path : {(site.outside / "m.pth").string(), (site.media / ".." / "outside" / "m.pth").string(),
                                   (site.media / "escape" / "m.pth").string(), std::string("/etc/passwd"),
                                   std::string("../outside/m.pth")}) {
-    // Every option of every stage that names a model or a file (style's model= as upscale's).
+    // Every option of every stage that the server says opens a model or a file.
     int checked = 0;
-    for (const pipeline::StageInfo& stage : pipeline::registered_stages())
-      for (const pipeline::OptionSpec& o : stage.options) {
-        if (o.role != pipeline::OptionRole::ModelRef && o.role != pipeline::OptionRole::File) continue;
-        refused_everywhere(stage.name + ":" + o.name + "=" + path,
-                           "stage " + stage.name + ": " + o.name + "= names a file outside the folders allowed here");
+    for (const json& stage : stages)
+      for (const json& o : stage["options"]) {
+        if (o["opens"] == "") continue;
+        const std::string name = stage["name"], option = o["name"];
+        refused_everywhere(name + ":" + option + "=" + path, "stage " + name + ": " + option + "= names a file outside the folders allowed here");
         ++checked;
       }
-    EXPECT_GE(checked, 6) << "upscale, denoise, interpolate and style's model=, model's file= and mask=";
+    EXPECT_GE(checked, 8) << "upscale, denoise, interpolate, style and inpaint's model=, model's file= and mask=, inpaint's mask=";
   }
   // A link inside the root that points out of it.
   fs::create_symlink(site.outside / "m.pt", site.media / "clips" / "link.pt");

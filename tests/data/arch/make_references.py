@@ -596,6 +596,51 @@ def style_configs(examples):
     return {"fast_neural_style-w8": (narrow, 3101, (61, 45), "style")}
 
 
+class LamaReference(torch.nn.Module):
+    """spandrel's LaMa (its FFCResNetGenerator, the composite into the frame) at narrower widths:
+    the generator's constructor takes them, spandrel's wrapper fixes big-lama's. BatchNorm
+    statistics are drawn too (seeded() draws parameters only), so the folded norms are tested."""
+
+    def __init__(self, spandrel, ngf, blocks):
+        super().__init__()
+        import types
+        if "torchvision" not in sys.modules:
+            # LaMa.py imports torchvision's rotate for a wrapper big-lama does not use; Debian has
+            # no torchvision.
+            tv = types.ModuleType("torchvision")
+            tv.transforms = types.ModuleType("torchvision.transforms")
+            tv.transforms.functional = types.ModuleType("torchvision.transforms.functional")
+            tv.transforms.functional.InterpolationMode = types.SimpleNamespace(BILINEAR="bilinear")
+            tv.transforms.functional.rotate = None
+            sys.modules.update({"torchvision": tv, "torchvision.transforms": tv.transforms,
+                                "torchvision.transforms.functional": tv.transforms.functional})
+        arch = spandrel_arch(spandrel, "LaMa/__arch/LaMa.py")
+        self.net = arch.LaMa()
+        self.net.model = arch.FFCResNetGenerator(4, 3, ngf=ngf, n_blocks=blocks)
+        g = torch.Generator().manual_seed(ngf * 100 + blocks)
+        with torch.no_grad():
+            for m in self.net.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+                    m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+
+        self.tail = f"net.model.model.{len(self.net.model.model) - 2}.weight"
+
+    def reseed(self, name, p, g):
+        if p.dim() == 1 and name.endswith("weight"):
+            p.add_(1.0)  # norm scales near 1, as trained ones are
+        elif name == self.tail:
+            p.mul_(8.0)  # a fill that spans 0-1 through the sigmoid, not one near 0.5
+
+    def forward(self, image, mask):
+        return self.net(image, mask)
+
+
+def lama_configs(spandrel):
+    # ngf 8: widths 8/16/32 and a 64-channel bottleneck, 16 local and 48 global; two blocks.
+    return {"lama-ngf8": (lambda: LamaReference(spandrel, 8, 2), 3201, (64, 48), "lama")}
+
+
 def hat_configs(spandrel):
     HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
 
@@ -943,6 +988,7 @@ def main():
     configs.update(mosr_configs(spandrel))
     configs.update(drunet_configs(spandrel))
     configs.update(nafnet_configs(spandrel))
+    configs.update(lama_configs(spandrel))
     configs.update(fbcnn_configs(spandrel))
     configs.update(scunet_configs(spandrel))
     configs.update(swin2sr_configs(spandrel))
@@ -1009,6 +1055,20 @@ def make_all(configs, wanted):
             torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
             write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y})
             print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}]")
+            continue
+        if kind == ["lama"]:
+            # A rectangle and a disc to fill, the rest kept: spandrel's composite as the output,
+            # the image and mask as the network's 4-channel input.
+            mask = torch.zeros(1, 1, h, w)
+            mask[:, :, 10:26, 20:44] = 1
+            yy, xx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+            mask[0, 0][(yy - 36) ** 2 + (xx - 12) ** 2 <= 36] = 1
+            with torch.no_grad():
+                y = model(x, mask)
+            torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": torch.cat([x, mask], 1), "output": y})
+            inside = y[mask.expand_as(y) > 0]
+            print(f"{name}: input {list(x.shape)} fill range [{inside.min():.3f}, {inside.max():.3f}]")
             continue
         if kind == ["grey"]:
             x = x.mean(1, keepdim=True)  # one channel: the grey models' input
