@@ -38,6 +38,7 @@
   NETWORK(atd)                                        \
   NETWORK(fast_neural_style)                          \
   NETWORK(lama)                                       \
+  NETWORK(ddcolor)                                    \
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
   DECLARATION(film)

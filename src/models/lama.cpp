@@ -40,22 +40,9 @@ constexpr int64_t kMaxWidth = 4096;
 
 std::string layer(int i) { return str("model.model.", i); }
 
-// An inference-mode BatchNorm2d as y = scale * x + shift.
-struct Affine {
-  at::Tensor scale, shift;
-};
-
-Affine read_batch_norm(WeightReader& r, const std::string& p, int64_t c) {
-  Affine a;
-  a.scale = r.tensor(p + ".weight", {c}) / (r.tensor(p + ".running_var", {c}) + 1e-5).sqrt();
-  a.shift = r.tensor(p + ".bias", {c}) - r.tensor(p + ".running_mean", {c}) * a.scale;
-  if (r.has(p + ".num_batches_tracked")) r.recomputed(p + ".num_batches_tracked", {});  // training bookkeeping
-  return a;
-}
-
 // `conv` (bias-free) scaled by a following BatchNorm; its shift becomes the bias when `with_shift`
 // (of the two convolutions summed before one norm, one carries it).
-Conv2d folded(Conv2d conv, const Affine& bn, bool with_shift) {
+Conv2d folded(Conv2d conv, const BatchNorm2d& bn, bool with_shift) {
   conv.weight = conv.weight * bn.scale.view({-1, 1, 1, 1});
   if (with_shift) conv.bias = bn.shift;
   return conv;
@@ -123,11 +110,11 @@ Ffc read_ffc(WeightReader& r, const std::string& p, int64_t in_l, int64_t in_g, 
              int64_t stride, int64_t pad) {
   Ffc f;
   f.pad = pad;
-  const Affine bn_l = read_batch_norm(r, p + ".bn_l", out_l);
+  const BatchNorm2d bn_l = read_batch_norm(r, p + ".bn_l", out_l);
   f.l2l = folded(read_plain(r, p + ".ffc.convl2l", in_l, out_l, k, stride), bn_l, true);
   if (in_g > 0) f.g2l = folded(read_plain(r, p + ".ffc.convg2l", in_g, out_l, k, stride), bn_l, false);
   if (out_g > 0) {
-    const Affine bn_g = read_batch_norm(r, p + ".bn_g", out_g);
+    const BatchNorm2d bn_g = read_batch_norm(r, p + ".bn_g", out_g);
     f.l2g = folded(read_plain(r, p + ".ffc.convl2g", in_l, out_g, k, stride), bn_g, true);
     if (in_g > 0) {
       const std::string s = p + ".ffc.convg2g";
@@ -174,7 +161,7 @@ class Lama : public NativeModel {
     for (int i = 0; i < s.downs; ++i, index += 3) {
       const int64_t out = i == s.downs - 1 ? s.ngf : int64_t(d.params.get(str("w", s.downs - 1 - i), double(c / 2)));
       const ConvTranspose2d t = read_deconv(r, layer(index), c, out, 3, 2, 1);
-      const Affine bn = read_batch_norm(r, layer(index + 1), out);
+      const BatchNorm2d bn = read_batch_norm(r, layer(index + 1), out);
       ups_.push_back({t.weight * bn.scale.view({1, -1, 1, 1}), t.bias * bn.scale + bn.shift});
       c = out;
     }

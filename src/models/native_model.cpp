@@ -78,12 +78,23 @@ Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t
   return c;
 }
 
+at::Tensor BatchNorm2d::operator()(const at::Tensor& x) const {
+  return at::addcmul(shift.view({1, -1, 1, 1}), x, scale.view({1, -1, 1, 1}));
+}
+
+BatchNorm2d read_batch_norm(WeightReader& r, const std::string& prefix, int64_t channels) {
+  BatchNorm2d n;
+  n.scale = r.tensor(prefix + ".weight", {channels}) / (r.tensor(prefix + ".running_var", {channels}) + 1e-5).sqrt();
+  n.shift = r.tensor(prefix + ".bias", {channels}) - r.tensor(prefix + ".running_mean", {channels}) * n.scale;
+  if (r.has(prefix + ".num_batches_tracked")) r.recomputed(prefix + ".num_batches_tracked", {});  // training bookkeeping
+  return n;
+}
+
 Conv2d read_conv_batch_norm(WeightReader& r, const std::string& conv, const std::string& bn, int64_t in, int64_t out, int64_t k) {
   Conv2d c = read_conv(r, conv, in, out, k);
-  const at::Tensor scale = r.tensor(bn + ".weight", {out}) / (r.tensor(bn + ".running_var", {out}) + 1e-5).sqrt();
-  c.weight = c.weight * scale.view({-1, 1, 1, 1});
-  c.bias = (c.bias - r.tensor(bn + ".running_mean", {out})) * scale + r.tensor(bn + ".bias", {out});
-  if (r.has(bn + ".num_batches_tracked")) r.recomputed(bn + ".num_batches_tracked", {});  // training bookkeeping
+  const BatchNorm2d n = read_batch_norm(r, bn, out);
+  c.weight = c.weight * n.scale.view({-1, 1, 1, 1});
+  c.bias = c.bias * n.scale + n.shift;
   return c;
 }
 

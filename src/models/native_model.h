@@ -57,6 +57,15 @@ struct ConvTranspose2d {
 // "<prefix>.weight" [out, in, k, k] and "<prefix>.bias" [out]; padding defaults to "same".
 Conv2d read_conv(WeightReader& r, const std::string& prefix, int64_t in, int64_t out, int64_t k,
                  int64_t stride = 1, int64_t padding = -1, bool bias = true);
+// An inference-mode nn.BatchNorm2d ("<prefix>.weight", bias, running_mean, running_var; eps
+// 1e-5; a num_batches_tracked is accepted) as y = scale x + shift per channel: for a norm that
+// cannot fold into one convolution (a ReLU before it, or a sum of two convolutions: fold `scale`
+// into each and `shift` into one).
+struct BatchNorm2d {
+  at::Tensor scale, shift;  // [C]
+  at::Tensor operator()(const at::Tensor& x) const;
+};
+BatchNorm2d read_batch_norm(WeightReader& r, const std::string& prefix, int64_t channels);
 // A convolution followed by an inference-mode nn.BatchNorm2d ("<bn>.weight", bias, running_mean,
 // running_var; eps 1e-5), folded into the convolution's weights: one op where upstream runs two.
 Conv2d read_conv_batch_norm(WeightReader& r, const std::string& conv, const std::string& bn, int64_t in, int64_t out, int64_t k);

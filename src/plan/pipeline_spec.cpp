@@ -98,16 +98,27 @@ StageSpec stage_for_network(const std::string& kind, const DetectedNetwork& n) {
   return s;
 }
 
-// inpaint fills the region around its mask, scaled so its longer side is at most resolution=; the
-// mask is not known before the run, so the price is the most it can be: the whole frame, scaled
-// down to that size. The cost model counts per frame pixel, so its per-pixel figures shrink.
-void price_at_most_the_working_size(StageSpec& s, const std::string& resolution, double w, double h) {
-  const double longest = std::max(w, h), limit = number("inpaint", "resolution", resolution);
-  if (!(longest > limit)) return;
-  const double share = (limit / longest) * (limit / longest);
+// A network that runs on `pixels` pixels a frame whatever the frame's size: the cost model counts
+// per frame pixel, so its per-pixel figures scale by the ratio.
+void price_at_working_pixels(StageSpec& s, double pixels, double w, double h) {
+  if (!(w > 0 && h > 0)) return;
+  const double share = pixels / (w * h);
   s.cost.macs_per_px *= share;
   s.cost.peak_elems_per_px *= share;
   s.cost.traffic_elems_per_px *= share;
+}
+
+// inpaint fills the region around its mask, scaled so its longer side is at most resolution=; the
+// mask is not known before the run, so the price is the most it can be: the whole frame, scaled
+// down to that size. colorize runs its network at size= squared.
+void price_working_size(StageSpec& s, const PipelineStage& st, double w, double h) {
+  if (st.name == "inpaint") {
+    const double longest = std::max(w, h), limit = number(st.name, "resolution", defaulted(st, "resolution"));
+    if (longest > limit) price_at_working_pixels(s, w * h * (limit / longest) * (limit / longest), w, h);
+  } else if (st.name == "colorize") {
+    const double size = number(st.name, "size", defaulted(st, "size"));
+    price_at_working_pixels(s, size * size, w, h);
+  }
 }
 
 int frame_factor(const PipelineStage& st, double fps) {
@@ -159,7 +170,8 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       }
     } else if (st.name == "denoise" && !option(st, "model") && !st.network) {
       s = denoise_stage(st, models);
-    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style" || st.name == "inpaint") {
+    } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style" || st.name == "inpaint" ||
+               st.name == "colorize") {
       if (st.network) {
         s = stage_for_network(st.name, *st.network);
       } else {
@@ -169,7 +181,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
       }
       if (st.name == "upscale" && option(st, "scale")) s.scale = number(st.name, "scale", *option(st, "scale"));
       if (s.kind == "interpolate") s.frame_factor = frame_factor(st, input.fps);
-      if (st.name == "inpaint") price_at_most_the_working_size(s, defaulted(st, "resolution"), w, h);
+      price_working_size(s, st, w, h);
     } else if (st.name == "deinterlace") {
       const bool fields = option(st, "mode") && *option(st, "mode") == "field";
       s = unpriced("deinterlace", "deinterlace", 1, fields ? 2 : 1);

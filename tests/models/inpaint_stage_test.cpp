@@ -138,16 +138,9 @@ TEST(InpaintStage, ModelsInfoAndThePlannerKnowLama) {
   const auto dir = temp_dir("inpaint-plan");
   const fs::path clip = boxed_clip(dir);
   const auto planned = [&](const std::string& resolution) {
-    auto p = framelift("--log-level warn plan -i " + shell_quote(clip) + " --pipeline 'inpaint:model=" + lama_file() +
-                       ":box=1,1,8,8:resolution=" + resolution + "' --local --gpu cpu --json -c ffv1 --precision fp32");
-    EXPECT_EQ(p.exit_code, 0) << p.output;
-    EXPECT_EQ(p.output.find("counted as free"), std::string::npos) << p.output;
-    const auto plan = nlohmann::json::parse(p.output.substr(p.output.find('{')));
-    EXPECT_EQ(plan["job"]["stages"][0]["arch"], "lama") << p.output;
-    for (const auto& row : plan["rows"])
-      if (row["gpu"] == "cpu") return row["stages"][0]["seconds_per_frame"].get<double>();
-    ADD_FAILURE() << p.output;
-    return 0.0;
+    const PlannedStage p = plan_first_stage_on_cpu(clip, "inpaint:model=" + lama_file() + ":box=1,1,8,8:resolution=" + resolution);
+    EXPECT_EQ(p.arch, "lama");
+    return p.seconds_per_frame;
   };
   const double whole = planned("512"), scaled = planned("64");
   EXPECT_GT(scaled, 0);

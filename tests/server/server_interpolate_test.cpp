@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <nlohmann/json.hpp>
 
 #include "server/server_process.h"
 #include "server/server_site.h"
@@ -14,7 +13,6 @@ namespace framelift::test {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 TEST(ServeInterpolate, AnIfrnetFileDoublesTheFramesOfAJob) {
   Site site;
@@ -25,17 +23,9 @@ TEST(ServeInterpolate, AnIfrnetFileDoublesTheFramesOfAJob) {
   ServerProcess server(site.args(), site.dir / "server.log");
   ASSERT_FALSE(server.url().empty()) << server.log();
   auto c = client(server);
-  const std::string body = json{{"input", "clips/cfr.mkv"},
-                                {"output", "out.mkv"},
-                                {"pipeline", "resize:scale=0.25,interpolate:model=" + model.string() + ":factor=2"},
-                                {"codec", "ffv1"},
-                                {"segment_frames", 10}}
-                               .dump();
-  const int64_t id = submit(*c, token, body);
-  ASSERT_GE(id, 0);
-  const json done = wait_until_finished(*c, token, id, 300);
-  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
-  EXPECT_EQ(count_frames(site.data / "outputs" / std::to_string(id) / "out.mkv"), 2 * count_frames(site.media / "clips" / "cfr.mkv"));
+  const fs::path out = run_job(*c, token, site, "resize:scale=0.25,interpolate:model=" + model.string() + ":factor=2", server.log());
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(count_frames(out), 2 * count_frames(site.media / "clips" / "cfr.mkv"));
 }
 
 // And FILM (the committed seeded 5-level checkpoint, tests/models/film_test.cpp), recursively.
@@ -48,17 +38,9 @@ TEST(ServeInterpolate, AFilmFileQuadruplesTheFramesOfAJob) {
   ServerProcess server(site.args(), site.dir / "server.log");
   ASSERT_FALSE(server.url().empty()) << server.log();
   auto c = client(server);
-  const std::string body = json{{"input", "clips/cfr.mkv"},
-                                {"output", "out.mkv"},
-                                {"pipeline", "resize:scale=0.25,interpolate:model=" + model.string() + ":factor=4:recursive=1"},
-                                {"codec", "ffv1"},
-                                {"segment_frames", 10}}
-                               .dump();
-  const int64_t id = submit(*c, token, body);
-  ASSERT_GE(id, 0);
-  const json done = wait_until_finished(*c, token, id, 300);
-  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
-  EXPECT_EQ(count_frames(site.data / "outputs" / std::to_string(id) / "out.mkv"), 4 * count_frames(site.media / "clips" / "cfr.mkv"));
+  const fs::path out = run_job(*c, token, site, "resize:scale=0.25,interpolate:model=" + model.string() + ":factor=4:recursive=1", server.log());
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(count_frames(out), 4 * count_frames(site.media / "clips" / "cfr.mkv"));
 }
 
 }  // namespace

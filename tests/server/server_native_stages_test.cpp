@@ -1,15 +1,14 @@
-// framelift serve runs the native stages of issue 32: the builder's stage list offers `style` and
-// `inpaint` with their options, and the committed seeded checkpoints (TransformerNet, LaMa), lying
-// in the media root where a user's own files are, restyle every frame of a job of segments and
-// fill a box in every frame of one, leaving the rest of each frame alone.
+// framelift serve runs the native stages of issue 32: the builder's stage list offers `style`,
+// `inpaint` and `colorize` with their options, and the committed seeded checkpoints
+// (TransformerNet, LaMa, DDColor), lying in the media root where a user's own files are, restyle
+// every frame of a job of segments, fill a box in every frame of one leaving the rest of each
+// frame alone, and colour one while keeping its luma.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <set>
 
 #include "cli/cli_runner.h"
 #include "server/server_process.h"
@@ -21,97 +20,102 @@ namespace framelift::test {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
-TEST(ServeStyle, TheBuilderOffersStyleAndAJobRestylesEveryFrame) {
+// A site whose media root holds one committed checkpoint (tests/data/arch/NAME) under models/.
+class ServeNativeStage : public ::testing::Test {
+ protected:
+  void start(const std::string& checkpoint) {
+    token = site.token("alice");
+    fs::create_directories(site.media / "models");
+    model = site.media / "models" / checkpoint;
+    fs::copy_file(source_dir() / "tests" / "data" / "arch" / checkpoint, model);
+    server = std::make_unique<ServerProcess>(site.args(), site.dir / "server.log");
+    ASSERT_FALSE(server->url().empty()) << server->log();
+    c = client(*server);
+  }
+
+  void expect_offered(const std::string& stage, std::initializer_list<const char*> options) {
+    const std::vector<std::string> names = stage_option_names(*c, token, stage);
+    for (const char* o : options) EXPECT_NE(std::find(names.begin(), names.end(), o), names.end()) << stage << " " << o;
+  }
+
+  fs::path job(const std::string& pipeline) { return run_job(*c, token, site, pipeline, server->log()); }
+
+  // The clip's frames through `pipeline` as the decoded planes of `pix_fmt`, via the ffmpeg CLI.
+  std::string planes(const fs::path& video, const std::string& pix_fmt) {
+    const fs::path raw = site.dir / (video.parent_path().filename().string() + "." + pix_fmt);
+    EXPECT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(video) + " -f rawvideo -pix_fmt " + pix_fmt + " " + shell_quote(raw)), 0);
+    std::ifstream in(raw, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
   Site site;
-  const std::string token = site.token("alice");
-  fs::create_directories(site.media / "models");
-  const fs::path model = site.media / "models" / "style.pth";
-  fs::copy_file(source_dir() / "tests" / "data" / "arch" / "fast_neural_style-w8.pth", model);
-  ServerProcess server(site.args(), site.dir / "server.log");
-  ASSERT_FALSE(server.url().empty()) << server.log();
-  auto c = client(server);
+  std::string token;
+  fs::path model;
+  std::unique_ptr<ServerProcess> server;
+  std::unique_ptr<httplib::Client> c;
+};
 
-  auto listed = c->Get("/api/stages", bearer(token));
-  ASSERT_TRUE(listed);
-  ASSERT_EQ(listed->status, 200) << listed->body;
-  bool offered = false;
-  const json stages = json::parse(listed->body)["stages"];
-  for (const json& st : stages)
-    if (st["name"] == "style")
-      for (const json& option : st["options"]) offered = offered || option["name"] == "model";
-  EXPECT_TRUE(offered) << listed->body;
-
-  const std::string body = json{{"input", "clips/cfr.mkv"},
-                                {"output", "out.mkv"},
-                                {"pipeline", "resize:scale=0.25,style:model=" + model.string()},
-                                {"codec", "ffv1"},
-                                {"segment_frames", 10}}
-                               .dump();
-  const int64_t id = submit(*c, token, body);
-  ASSERT_GE(id, 0);
-  const json done = wait_until_finished(*c, token, id, 300);
-  ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
-  const fs::path out = site.data / "outputs" / std::to_string(id) / "out.mkv";
+TEST_F(ServeNativeStage, StyleIsOfferedAndAJobRestylesEveryFrame) {
+  start("fast_neural_style-w8.pth");
+  expect_offered("style", {"model", "precision"});
+  const fs::path out = job("resize:scale=0.25,style:model=" + model.string());
+  ASSERT_FALSE(out.empty());
   EXPECT_EQ(count_frames(out), count_frames(site.media / "clips" / "cfr.mkv"));
   // Against the same downscale without the style: every frame differs.
-  const fs::path plain = site.dir / "plain.mkv";
-  ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(site.media / "clips" / "cfr.mkv") +
-                        " -vf scale=iw/4:ih/4 -c:v ffv1 " + shell_quote(plain)),
-            0);
+  const fs::path plain = job("resize:scale=0.25");
+  ASSERT_FALSE(plain.empty());
   EXPECT_LT(video_psnr(out, plain), 25.0);
 }
 
-TEST(ServeInpaint, TheBuilderOffersInpaintAndAJobFillsABoxOnly) {
-  Site site;
-  const std::string token = site.token("alice");
-  fs::create_directories(site.media / "models");
-  const fs::path model = site.media / "models" / "lama.pth";
-  fs::copy_file(source_dir() / "tests" / "data" / "arch" / "lama-ngf8.pth", model);
-  ServerProcess server(site.args(), site.dir / "server.log");
-  ASSERT_FALSE(server.url().empty()) << server.log();
-  auto c = client(server);
-
-  auto listed = c->Get("/api/stages", bearer(token));
-  ASSERT_TRUE(listed);
-  std::set<std::string> options;
-  const json stages = json::parse(listed->body)["stages"];
-  for (const json& st : stages)
-    if (st["name"] == "inpaint")
-      for (const json& option : st["options"]) options.insert(option["name"].get<std::string>());
-  for (const char* o : {"model", "mask", "box", "dilate", "resolution"}) EXPECT_TRUE(options.count(o)) << o << " " << listed->body;
-
+TEST_F(ServeNativeStage, InpaintIsOfferedAndAJobFillsABoxOnly) {
+  start("lama-ngf8.pth");
+  expect_offered("inpaint", {"model", "mask", "box", "dilate", "resolution"});
   // The same job with and without the stage (80x60 frames): the box differs, every luma sample
   // 2 px or more away from it (4:2:0 chroma reaches 1 px) is the same.
-  std::vector<std::vector<uint8_t>> luma;
-  for (const std::string pipeline : {std::string("resize:scale=0.25"), "resize:scale=0.25,inpaint:model=" + model.string() + ":box=8,8,24,16"}) {
-    const std::string body = json{{"input", "clips/cfr.mkv"}, {"output", "out.mkv"}, {"pipeline", pipeline}, {"codec", "ffv1"}, {"segment_frames", 10}}.dump();
-    const int64_t id = submit(*c, token, body);
-    ASSERT_GE(id, 0);
-    const json done = wait_until_finished(*c, token, id, 300);
-    ASSERT_EQ(done["state"], "done") << done.dump() << "\n" << server.log();
-    const fs::path out = site.data / "outputs" / std::to_string(id) / "out.mkv", raw = site.dir / (std::to_string(id) + ".grey");
-    EXPECT_EQ(count_frames(out), count_frames(site.media / "clips" / "cfr.mkv"));
-    ASSERT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(out) + " -f rawvideo -pix_fmt gray " + shell_quote(raw)), 0);
-    std::ifstream in(raw, std::ios::binary);
-    luma.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  ASSERT_EQ(luma[0].size(), luma[1].size());
-  ASSERT_GT(luma[0].size(), 0u);
+  const fs::path plain = job("resize:scale=0.25"), filled = job("resize:scale=0.25,inpaint:model=" + model.string() + ":box=8,8,24,16");
+  ASSERT_FALSE(plain.empty() || filled.empty());
+  EXPECT_EQ(count_frames(filled), count_frames(site.media / "clips" / "cfr.mkv"));
+  const std::string a = planes(plain, "gray"), b = planes(filled, "gray");
+  ASSERT_EQ(a.size(), b.size());
   size_t outside_differs = 0, inside_differs = 0, inside = 0;
-  for (size_t i = 0; i < luma[0].size(); ++i) {
+  for (size_t i = 0; i < a.size(); ++i) {
     const int x = int(i % 80), y = int(i / 80 % 60);
     const bool in_box = x >= 8 && x < 32 && y >= 8 && y < 24, near_box = x >= 6 && x < 34 && y >= 6 && y < 26;
     if (in_box) {
       ++inside;
-      inside_differs += luma[0][i] != luma[1][i];
+      inside_differs += a[i] != b[i];
     } else if (!near_box) {
-      outside_differs += luma[0][i] != luma[1][i];
+      outside_differs += a[i] != b[i];
     }
   }
   EXPECT_EQ(outside_differs, 0u);
   EXPECT_GT(inside_differs, inside / 2);
+}
+
+TEST_F(ServeNativeStage, ColorizeIsOfferedAndAJobKeepsTheLuma) {
+  start("ddcolor-narrow.pth");
+  expect_offered("colorize", {"model", "size", "smooth"});
+  // The clip made black and white with the same resize, with and without the stage: the luma
+  // planes agree, the chroma does not.
+  const std::string grey = "resize:scale=0.25,filter:graph=hue=s=0";
+  const fs::path plain = job(grey), coloured = job(grey + ",colorize:model=" + model.string() + ":size=64:smooth=3");
+  ASSERT_FALSE(plain.empty() || coloured.empty());
+  const std::string a = planes(plain, "yuv420p"), b = planes(coloured, "yuv420p");
+  ASSERT_EQ(a.size(), b.size());
+  const size_t frame = 80 * 60 * 3 / 2, luma = 80 * 60;
+  size_t luma_off = 0, chroma_off = 0, chroma = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int d = std::abs(int(uint8_t(a[i])) - int(uint8_t(b[i])));
+    if (i % frame < luma) {
+      luma_off += d > 1;
+    } else {
+      ++chroma;
+      chroma_off += d > 0;
+    }
+  }
+  EXPECT_LT(luma_off, a.size() / 1000) << "luma kept (samples clipped below black or above white aside)";
+  EXPECT_GT(chroma_off, chroma / 2) << "colour added";
 }
 
 }  // namespace

@@ -165,7 +165,7 @@ TEST_F(ServePolicy, ModelAndMaskFilesStayInsideTheRoots) {
         refused_everywhere(name + ":" + option + "=" + path, "stage " + name + ": " + option + "= names a file outside the folders allowed here");
         ++checked;
       }
-    EXPECT_GE(checked, 8) << "upscale, denoise, interpolate, style and inpaint's model=, model's file= and mask=, inpaint's mask=";
+    EXPECT_GE(checked, 9) << "model= of upscale, denoise, interpolate, style, inpaint and colorize; model's file= and mask=; inpaint's mask=";
   }
   // A link inside the root that points out of it.
   fs::create_symlink(site.outside / "m.pt", site.media / "clips" / "link.pt");

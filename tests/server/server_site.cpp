@@ -64,4 +64,27 @@ json wait_until_finished(httplib::Client& c, const std::string& token, int64_t i
   return j;
 }
 
+fs::path run_job(httplib::Client& c, const std::string& token, const Site& site, const std::string& pipeline, const std::string& log) {
+  const json body = {{"input", "clips/cfr.mkv"}, {"output", "out.mkv"}, {"pipeline", pipeline}, {"codec", "ffv1"}, {"segment_frames", 10}};
+  const int64_t id = submit(c, token, body.dump());
+  if (id < 0) return {};
+  const json done = wait_until_finished(c, token, id, 300);
+  EXPECT_EQ(done["state"], "done") << done.dump() << "\n" << log;
+  if (done["state"] != "done") return {};
+  return site.data / "outputs" / std::to_string(id) / "out.mkv";
+}
+
+std::vector<std::string> stage_option_names(httplib::Client& c, const std::string& token, const std::string& stage) {
+  auto r = c.Get("/api/stages", bearer(token));
+  EXPECT_TRUE(r && r->status == 200);
+  std::vector<std::string> names;
+  if (!r || r->status != 200) return names;
+  const json stages = json::parse(r->body)["stages"];
+  for (const json& st : stages)
+    if (st["name"] == stage)
+      for (const json& o : st["options"]) names.push_back(o["name"]);
+  EXPECT_FALSE(names.empty()) << stage << " is not listed: " << r->body;
+  return names;
+}
+
 }  // namespace framelift::test

@@ -32,4 +32,12 @@ int64_t submit(httplib::Client& c, const std::string& token, const std::string& 
 // Polls the job until it is neither queued nor running; fails the test after `seconds`.
 nlohmann::json wait_until_finished(httplib::Client& c, const std::string& token, int64_t id, int seconds = 120);
 
+// clips/cfr.mkv through `pipeline` as a job of 10-frame segments into FFV1, run to its end: the
+// output's path, or "" (and a test failure naming the job and `log`) when it did not finish done.
+std::filesystem::path run_job(httplib::Client& c, const std::string& token, const Site& site, const std::string& pipeline,
+                              const std::string& log);
+
+// The option names GET /api/stages lists for `stage` (none: a test failure).
+std::vector<std::string> stage_option_names(httplib::Client& c, const std::string& token, const std::string& stage);
+
 }  // namespace framelift::test

@@ -71,6 +71,8 @@ def seeded(module, seed):
             for prefix, factor in getattr(module, "scale_after_seeding", {}).items():
                 if name.startswith(prefix) and name.endswith("weight"):
                     p.mul_(factor)
+    if hasattr(module, "after_seeding"):
+        module.after_seeding()
     return module
 
 
@@ -641,6 +643,76 @@ def lama_configs(spandrel):
     return {"lama-ngf8": (lambda: LamaReference(spandrel, 8, 2), 3201, (64, 48), "lama")}
 
 
+def ddcolor_configs(spandrel):
+    """spandrel_extra_arches' DDColor at narrow widths: its ConvNeXt, U-Net blocks and colour
+    decoder are built from upstream's classes with the widths their constructors take
+    (ConvNeXt dims 8/16/24/32, depths 1/1/2/1; nf 32; the colour decoder at hidden 32, 8 heads,
+    FFN 64, 16 queries, 3 layers; the released models: ConvNeXt-L or -T, nf 512, hidden 256,
+    FFN 2048, 100 or 256 queries, 9 layers), the last upsampler weight-normalised as released."""
+    import importlib
+    import types
+    spandrel_arch(spandrel, "SPAN/__arch/span.py")  # the spandrel package stubs (util, timm)
+    root = os.path.join(spandrel, "libs", "spandrel_extra_arches", "spandrel_extra_arches")
+    for name, path in [("spandrel_extra_arches", root),
+                       ("spandrel_extra_arches.architectures", os.path.join(root, "architectures")),
+                       ("spandrel_extra_arches.architectures.DDColor", os.path.join(root, "architectures", "DDColor"))]:
+        if name not in sys.modules:
+            m = types.ModuleType(name)
+            m.__path__ = [path]
+            sys.modules[name] = m
+    dd = importlib.import_module("spandrel_extra_arches.architectures.DDColor.__arch.ddcolor")
+    convnext = importlib.import_module("spandrel_extra_arches.architectures.DDColor.__arch.convnext")
+    unet = importlib.import_module("spandrel_extra_arches.architectures.DDColor.__arch.unet")
+
+    class NarrowDDColor(dd.DDColor):
+        def __init__(self, seed):
+            torch.nn.Module.__init__(self)
+            torch.manual_seed(seed)  # spectral_norm draws its u and v at construction
+            self.num_output_channels, self.input_size, self.do_normalize = 2, (64, 64), False
+            enc = dd.Encoder.__new__(dd.Encoder)
+            torch.nn.Module.__init__(enc)
+            enc.arch = convnext.ConvNeXt(depths=[1, 1, 2, 1], dims=[8, 16, 24, 32])
+            enc.encoder_name, enc.hook_names = "narrow", ["norm0", "norm1", "norm2", "norm3"]
+            enc.hooks = enc.setup_hooks()
+            self.encoder = enc
+            self.encoder.eval()
+            self.encoder(torch.randn(1, 3, 64, 64))
+            self.decoder = dd.Decoder(self.encoder.hooks, nf=32, last_norm="Weight", num_queries=16, num_scales=3, dec_layers=3)
+            self.decoder.color_decoder = dd.MultiScaleColorDecoder(
+                in_channels=[32, 32, 16], hidden_dim=32, num_queries=16, nheads=8, dim_feedforward=64, dec_layers=3,
+                color_embed_dim=16, num_scales=3)
+            self.refine_net = torch.nn.Sequential(unet.custom_conv_layer(16 + 3, 2, ks=1, use_activ=False, norm_type=unet.NormType.Spectral))
+            self.register_buffer("mean", torch.Tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
+            self.register_buffer("std", torch.Tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1))
+            g = torch.Generator().manual_seed(seed)
+            with torch.no_grad():
+                for m in self.modules():
+                    if isinstance(m, torch.nn.BatchNorm2d):
+                        m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+                        m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+
+        def reseed(self, name, p, g):
+            if p.dim() == 1 and name.endswith("weight"):
+                p.add_(1.0)  # norm scales near 1, as trained ones are
+            elif name == "decoder.color_decoder.color_embed.layers.2.weight":
+                p.mul_(100.0)  # chroma of a trained net's size (a and b of tens), not of a few units
+
+        def after_seeding(self):
+            # A trained spectral norm's u and v are its weight's singular vectors (power iteration
+            # every training step); the ones drawn at construction belong to other weights, and
+            # u . W v of those would be near 0 and the weight huge. Converge them as training does.
+            with torch.no_grad():
+                for m in self.modules():
+                    if hasattr(m, "weight_orig") and hasattr(m, "weight_u"):
+                        w = m.weight_orig.reshape(m.weight_orig.shape[0], -1)
+                        u, v = m.weight_u, m.weight_v
+                        for _ in range(50):
+                            v.copy_(torch.nn.functional.normalize(w.t() @ u, dim=0, eps=1e-12))
+                            u.copy_(torch.nn.functional.normalize(w @ v, dim=0, eps=1e-12))
+
+    return {"ddcolor-narrow": (lambda: NarrowDDColor(3301), 3301, (64, 64), "ddcolor")}
+
+
 def hat_configs(spandrel):
     HAT = spandrel_arch(spandrel, "HAT/__arch/HAT.py").HAT
 
@@ -989,6 +1061,7 @@ def main():
     configs.update(drunet_configs(spandrel))
     configs.update(nafnet_configs(spandrel))
     configs.update(lama_configs(spandrel))
+    configs.update(ddcolor_configs(spandrel))
     configs.update(fbcnn_configs(spandrel))
     configs.update(scunet_configs(spandrel))
     configs.update(swin2sr_configs(spandrel))
@@ -1055,6 +1128,16 @@ def make_all(configs, wanted):
             torch.save(model.net.state_dict(), os.path.join(HERE, name + ".pth"))
             write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y})
             print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}]")
+            continue
+        if kind == ["ddcolor"]:
+            # The grey frame as DDColor's pipeline makes it (L only, back to RGB) does not matter
+            # to the network's arithmetic; a real colour crop exercises every channel.
+            with torch.no_grad():
+                y = model(x)
+            torch.save(model.state_dict(), os.path.join(HERE, name + ".pth"))
+            write_safetensors(os.path.join(HERE, name + ".ref.safetensors"), {"input": x, "output": y})
+            print(f"{name}: input {list(x.shape)} output {list(y.shape)} range [{y.min():.3f}, {y.max():.3f}], "
+                  f"{sum(p.numel() for p in model.parameters())} weights")
             continue
         if kind == ["lama"]:
             # A rectangle and a disc to fill, the rest kept: spandrel's composite as the output,
