@@ -17,7 +17,6 @@
 
 #include "infer/device.h"
 #include "media/video_format.h"
-#include "models/model_files.h"
 #include "pipeline/lab_color.h"
 #include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
@@ -44,11 +43,7 @@ class ColorizeStage : public Stage {
  public:
   explicit ColorizeStage(const OptionValues& o)
       : file_(o.has("model") ? o.text("model") : ""), size_(o.integer("size")), window_(int(o.integer("smooth"))) {
-    if (file_.empty()) throw Error(ErrorKind::Usage, "stage colorize: model=FILE (a DDColor .pth) is required");
-    model_ = models::open_model(file_);
-    if (model_->info().arch != "ddcolor")
-      throw Error(ErrorKind::Usage, str("stage colorize: ", file_, " is a ", model_->info().arch,
-                                        " network, not a colorization one (DDColor); use upscale or denoise for it"));
+    model_ = open_stage_model("colorize", o, "ddcolor", "a DDColor .pth", "a colorization one (DDColor)");
     const int64_t m = model_->info().size_multiple;
     if (size_ % m) throw Error(ErrorKind::Usage, str("stage colorize: size=", size_, " must be a multiple of ", m, " (the network's)"));
     target_ = resolve_stage_target("colorize", o, model_->info().arch);
@@ -118,13 +113,11 @@ class ColorizeStage : public Stage {
 };
 
 OptionSchema colorize_options() {
-  OptionSchema run = model_run_options();
-  std::erase_if(run, [](const OptionSpec& s) { return s.name != "device" && s.name != "precision" && s.name != "threads"; });
   return combine({with_role(text_option("model", "", "a DDColor .pth (ddcolor_modelscope, _paper, _artistic, _paper_tiny): installed name or file; required"),
                             OptionRole::ModelRef),
                   integer_option("size", "512", 64, 2048, "the square size the network colours at (a multiple of 32)"),
                   integer_option("smooth", "1", 1, 31, "odd: chroma averaged over N frames centred on each (1: none)")},
-                 run);
+                 model_device_options());
 }
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include <optional>
 
 #include "infer/device.h"
-#include "models/model_files.h"
 #include "pipeline/frame_mask.h"
 #include "pipeline/model_run_options.h"
 #include "pipeline/stage_registry.h"
@@ -58,10 +57,7 @@ class InpaintStage : public Stage {
     if (!o.has("mask") && !o.has("box")) throw Error(ErrorKind::Usage, "stage inpaint: mask=IMAGE|VIDEO or box=x,y,w,h says what to remove");
     std::optional<MaskBox> box;
     if (o.has("box")) box = parse_mask_box(o.text("box"));
-    model_ = models::open_model(file_);
-    if (model_->info().arch != "lama")
-      throw Error(ErrorKind::Usage, str("stage inpaint: ", file_, " is a ", model_->info().arch,
-                                        " network, not an inpainting one (LaMa); use upscale or denoise for it"));
+    model_ = open_stage_model("inpaint", o, "lama", "a LaMa .pth or .ckpt", "an inpainting one (LaMa)");
     mask_.emplace(o.has("mask") ? o.text("mask") : "", box);
     target_ = resolve_stage_target("inpaint", o, model_->info().arch);
     infer::prepare_device(target_);
@@ -129,14 +125,12 @@ class InpaintStage : public Stage {
 };
 
 OptionSchema inpaint_options() {
-  OptionSchema run = model_run_options();
-  std::erase_if(run, [](const OptionSpec& s) { return s.name != "device" && s.name != "precision" && s.name != "threads"; });
   return combine({with_role(text_option("model", "", "a LaMa .pth or .ckpt (big-lama): installed name or file; required"), OptionRole::ModelRef),
                   with_role(text_option("mask", "", "IMAGE|VIDEO; white is removed"), OptionRole::File),
                   text_option("box", "", "x,y,w,h; removed as well"),
                   integer_option("dilate", "0", 0, 256, "grow the mask by N px (soft edges of a logo)"),
                   integer_option("resolution", "512", 64, 4096, "longest side the network fills at; larger regions are scaled down for it")},
-                 run);
+                 model_device_options());
 }
 
 }  // namespace

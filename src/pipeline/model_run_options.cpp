@@ -1,6 +1,7 @@
 #include "pipeline/model_run_options.h"
 
 #include "arch/declaration.h"
+#include "models/model_files.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -32,6 +33,23 @@ void check_declared_precision(const std::string& stage, const std::string& arch_
 }
 
 }  // namespace
+
+OptionSchema model_device_options() {
+  OptionSchema run = model_run_options();
+  std::erase_if(run, [](const OptionSpec& s) { return s.name != "device" && s.name != "precision" && s.name != "threads"; });
+  return run;
+}
+
+std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options, const std::string& arch,
+                                                     const std::string& what, const std::string& kind) {
+  const std::string file = options.has("model") ? options.text("model") : "";
+  if (file.empty()) throw Error(ErrorKind::Usage, str("stage ", stage, ": model=FILE (", what, ") is required"));
+  std::unique_ptr<models::ImageModel> model = models::open_model(file);
+  if (model->info().arch != arch)
+    throw Error(ErrorKind::Usage, str("stage ", stage, ": ", file, " is a ", model->info().arch, " network, not ", kind,
+                                      "; use upscale or denoise for it"));
+  return model;
+}
 
 OptionSchema model_run_options() {
   return {with_role(text_option("device", "auto", "auto|cpu|cuda|cuda:N"), OptionRole::Device),
