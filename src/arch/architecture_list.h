@@ -39,6 +39,10 @@
   NETWORK(fast_neural_style)                          \
   NETWORK(lama)                                       \
   NETWORK(ddcolor)                                    \
+  NETWORK(gfpgan)                                     \
+  NETWORK(codeformer)                                 \
+  NETWORK(restoreformer)                              \
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
-  DECLARATION(film)
+  DECLARATION(film)                                   \
+  DECLARATION(retinaface)

@@ -5,6 +5,7 @@
 #include "arch/declaration.h"
 #include "infer/conv_layout.h"
 #include "infer/device.h"
+#include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -15,11 +16,20 @@ nlohmann::ordered_json cpu_layer_report(ImageModel& model, const std::string& ar
   const infer::ReducedPrecisions reduced{d && d->runs_in(arch::Precision::Bf16), false};
   const infer::ExecutionTarget target = infer::resolve_target("cpu", "auto", reduced);
   model.to(c10::kCPU, target.dtype);
-  const int64_t m = std::max(1, model.info().size_multiple), side = (64 + m - 1) / m * m;
+  const int64_t m = std::max(1, model.info().size_multiple);
+  int64_t side = (64 + m - 1) / m * m;
   at::InferenceMode guard;
   log::QuietScope quiet;  // the run is the report's, not a frame of the user's
   infer::ConvLayoutRecorder recorder;
-  model.forward(at::rand({1, model.info().in_channels, side, side}));
+  try {
+    model.forward(at::rand({1, model.info().in_channels, side, side}));
+  } catch (const Error& e) {
+    // A network that takes one size only (a face restorer: its face size) says so as a usage error,
+    // before any layer runs.
+    if (e.kind() != ErrorKind::Usage || side == m) throw;
+    side = m;
+    model.forward(at::rand({1, model.info().in_channels, side, side}));
+  }
   nlohmann::ordered_json convs = nlohmann::ordered_json::array();
   for (const infer::ConvLayoutRecorder::Entry& e : recorder.entries()) {
     convs.push_back({{"layer", e.shape.describe()},

@@ -7,6 +7,7 @@
 
 #include "library/model_locator.h"
 #include "models/architecture_registry.h"
+#include "models/face_detector.h"
 #include "models/interpolator_networks.h"
 #include "models/layer_report.h"
 #include "models/ncnn/layer_registry.h"
@@ -215,6 +216,11 @@ std::string describe_model_file(const std::string& name_or_path, bool cpu_paths)
     // An interpolator is no image network: its own description, and no CPU layer report below.
     if (const InterpolatorNetwork* network = find_interpolator_network(dict, file.string())) {
       j["native"] = nlohmann::ordered_json::parse(network->describe(dict, file.string()));
+      return j.dump(2);
+    }
+    // A face detector neither: its boxes and landmarks are not an image.
+    if (const std::optional<FaceDetectorShape> face = detect_retinaface(dict, file.string())) {
+      j["native"] = nlohmann::ordered_json::parse(describe_face_detector(*face, dict));
       return j.dump(2);
     }
     j["native"] = nlohmann::ordered_json::parse(describe_model(dict, file.string()));

@@ -73,7 +73,7 @@ std::vector<Checkpoint> reference_checkpoints() {
     // RIFE, IFRNet and FILM are interpolators (models/rife_native.h, interpolator_networks.h), not
     // image networks: no image detector may take their checkpoints for one of its own.
     const std::string interpolator = arch == "ifrnet" || arch == "film" ? arch : "";
-    if (arch == "rife" || !interpolator.empty()) arch.clear();
+    if (arch == "rife" || arch == "retinaface" || !interpolator.empty()) arch.clear();  // RetinaFace: models/face_detector.h
     out.push_back({file, arch, weights::load_weights(e.path()), interpolator});
   }
   return out;
