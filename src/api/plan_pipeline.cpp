@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "library/catalog.h"
+#include "library/model_locator.h"
+#include "models/face_detector.h"
 #include "models/interpolator_networks.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
@@ -66,6 +68,25 @@ plan::DetectedNetwork detect_network(const std::string& stage, const fs::path& f
   return n;
 }
 
+// faces' detector= file, priced by its own declaration; nullopt when it is not one (the stage
+// is then unpriced) or cannot be read (run refuses it by name).
+std::optional<plan::DetectedNetwork> detect_face_detector(const std::string& name) {
+  try {
+    const fs::path file = library::resolve_model_file(name);
+    const weights::StateDict dict = weights::load_weights(file);
+    const std::optional<models::FaceDetectorShape> shape = models::detect_retinaface(dict, file.string());
+    if (!shape) return std::nullopt;
+    plan::DetectedNetwork n;
+    n.arch = "retinaface";
+    n.label = file.filename().string();
+    n.params = shape->params;
+    return n;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Model && e.kind() != ErrorKind::Input) throw;
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::vector<plan::StageSpec> plan_stages_for(const std::string& text, const plan::InputShape& input) {
@@ -85,6 +106,7 @@ std::vector<plan::StageSpec> plan_stages_for(const std::vector<pipeline::StageSp
       std::error_code ec;
       if (fs::is_regular_file(it->second, ec)) st.network = detect_network(spec.name, it->second);
     }
+    if (auto it = st.options.find("detector"); it != st.options.end()) st.detector = detect_face_detector(it->second);
     stages.push_back(std::move(st));
   }
   return plan::plan_stages(stages, catalog, input);

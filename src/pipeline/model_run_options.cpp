@@ -1,5 +1,7 @@
 #include "pipeline/model_run_options.h"
 
+#include <algorithm>
+
 #include "arch/declaration.h"
 #include "models/model_files.h"
 #include "util/error.h"
@@ -40,15 +42,21 @@ OptionSchema model_device_options() {
   return run;
 }
 
-std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options, const std::string& arch,
-                                                     const std::string& what, const std::string& kind) {
+std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options,
+                                                     const std::vector<std::string>& archs, const std::string& what,
+                                                     const std::string& kind) {
   const std::string file = options.has("model") ? options.text("model") : "";
   if (file.empty()) throw Error(ErrorKind::Usage, str("stage ", stage, ": model=FILE (", what, ") is required"));
   std::unique_ptr<models::ImageModel> model = models::open_model(file);
-  if (model->info().arch != arch)
+  if (std::find(archs.begin(), archs.end(), model->info().arch) == archs.end())
     throw Error(ErrorKind::Usage, str("stage ", stage, ": ", file, " is a ", model->info().arch, " network, not ", kind,
                                       "; use upscale or denoise for it"));
   return model;
+}
+
+std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options, const std::string& arch,
+                                                     const std::string& what, const std::string& kind) {
+  return open_stage_model(stage, options, std::vector<std::string>{arch}, what, kind);
 }
 
 OptionSchema model_run_options() {

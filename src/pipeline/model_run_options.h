@@ -4,6 +4,7 @@
 // (StageOptions::set_defaults), validated against this schema by each stage that declares them.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "infer/device.h"
 #include "infer/image_model.h"
@@ -23,6 +24,10 @@ OptionSchema model_device_options();
 // a ARCH network, not KIND; use upscale or denoise for it" when it is another kind of network.
 std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options, const std::string& arch,
                                                      const std::string& what, const std::string& kind);
+// The same for a stage that runs any of several architectures (faces: GFPGAN, CodeFormer, ...).
+std::unique_ptr<models::ImageModel> open_stage_model(const std::string& stage, const OptionValues& options,
+                                                     const std::vector<std::string>& archs, const std::string& what,
+                                                     const std::string& kind);
 
 // The stage's device and precision from its options, `auto` resolved for what the network's
 // architecture declares (a network without a declaration, a TorchScript module or an ncnn graph

@@ -59,7 +59,7 @@ std::string allowed(const OptionSpec& o) {
       const std::string r = range_text(o, "F");
       return r.empty() ? "a finite number" : "a number, " + r;
     }
-    case OptionType::Flag: return "0 or 1";
+    case OptionType::Flag: return "0 or 1 (true or false)";
     case OptionType::Choice: return join(o.choices, ", ");
     case OptionType::Rate: return str("a frame rate such as 60, 59.94 or 60000/1001, at most ", number_text(o.max));
     case OptionType::Size: return "a size such as 512M or 4G, at least 16M";
@@ -110,7 +110,7 @@ bool valid(const OptionSpec& o, const std::string& value) {
       const auto v = finite_number(value);
       return v && in_range(o, *v);
     }
-    case OptionType::Flag: return value == "0" || value == "1";
+    case OptionType::Flag: return value == "0" || value == "1" || value == "true" || value == "false";
     case OptionType::Choice:
       for (const auto& c : o.choices)
         if (c == value) return true;
@@ -147,7 +147,7 @@ OptionValues::Value typed(const OptionSpec& o, const std::string& value) {
   switch (o.type) {
     case OptionType::Integer: return int64_t(*finite_number(value));
     case OptionType::Number: return *finite_number(value);
-    case OptionType::Flag: return value == "1";
+    case OptionType::Flag: return value == "1" || value == "true";
     case OptionType::Rate: return rational_rate(value);
     case OptionType::Size: return infer::parse_byte_size(value);
     case OptionType::Choice:

@@ -108,6 +108,28 @@ void price_at_working_pixels(StageSpec& s, double pixels, double w, double h) {
   s.cost.traffic_elems_per_px *= share;
 }
 
+// faces restores face_size-square crops, as many a frame as there are faces: unknown before the
+// run, so priced as one a frame (the `faces` row's label says so); with aligned=true the frame is
+// the crop. The detector runs on every frame at detect_size= (its shorter side), added to the
+// restorer's cost; a detector the planner cannot price leaves the stage unpriced, never free.
+void price_faces(StageSpec& s, const PipelineStage& st, double w, double h) {
+  if (defaulted(st, "aligned") == "true" || !s.priced) return;
+  const double face = s.params.get("face_size", 512);
+  price_at_working_pixels(s, face * face, w, h);
+  s.model += " (one face a frame)";
+  if (!st.detector || st.detector->arch != "retinaface") {
+    s.priced = false;
+    return;
+  }
+  arch::ArchCost detector = arch::cost("retinaface", 1, st.detector->params);
+  const double detect = number(st.name, "detect_size", defaulted(st, "detect_size")), shorter = std::min(w, h);
+  const double share = detect > 0 && shorter > detect ? (detect / shorter) * (detect / shorter) : 1.0;
+  s.cost.macs_per_px += detector.macs_per_px * share;
+  s.cost.traffic_elems_per_px += detector.traffic_elems_per_px * share;
+  s.cost.peak_elems_per_px = std::max(s.cost.peak_elems_per_px, detector.peak_elems_per_px * share);
+  s.cost.params += detector.params;
+}
+
 // inpaint fills the region around its mask, scaled so its longer side is at most resolution=; the
 // mask is not known before the run, so the price is the most it can be: the whole frame, scaled
 // down to that size. colorize runs its network at size= squared.
@@ -118,6 +140,8 @@ void price_working_size(StageSpec& s, const PipelineStage& st, double w, double 
   } else if (st.name == "colorize") {
     const double size = number(st.name, "size", defaulted(st, "size"));
     price_at_working_pixels(s, size * size, w, h);
+  } else if (st.name == "faces") {
+    price_faces(s, st, w, h);
   }
 }
 
@@ -171,7 +195,7 @@ std::vector<StageSpec> plan_stages(const std::vector<PipelineStage>& stages, con
     } else if (st.name == "denoise" && !option(st, "model") && !st.network) {
       s = denoise_stage(st, models);
     } else if (st.name == "upscale" || st.name == "denoise" || st.name == "interpolate" || st.name == "style" || st.name == "inpaint" ||
-               st.name == "colorize") {
+               st.name == "colorize" || st.name == "faces") {
       if (st.network) {
         s = stage_for_network(st.name, *st.network);
       } else {

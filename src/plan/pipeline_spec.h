@@ -37,6 +37,8 @@ struct PipelineStage {
   std::string name;
   std::map<std::string, std::string> options;
   std::optional<DetectedNetwork> network;
+  // faces: the detector= file's network (RetinaFace), priced beside the restorer.
+  std::optional<DetectedNetwork> detector;
 };
 
 struct InputShape {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pipeline/option_schema.h"
 #include "pipeline/stage_registry.h"
@@ -72,6 +74,16 @@ TEST(OptionValues, ValuesArriveTyped) {
   const OptionValues u = validate_options("upscale", upscale->options, StageOptions("upscale", {{"max_memory", "3G"}}));
   EXPECT_EQ(u.integer("max_memory"), int64_t(3) << 30);
   EXPECT_DOUBLE_EQ(u.number("tile"), 0);  // an integer reads as a number too
+}
+
+TEST(OptionValues, FlagsTakeTrueAndFalseAsWellAsOneAndZero) {
+  const StageInfo* interpolate = find_stage("interpolate");
+  ASSERT_NE(interpolate, nullptr);
+  for (const auto& [text, on] : std::vector<std::pair<std::string, bool>>{{"1", true}, {"true", true}, {"0", false}, {"false", false}}) {
+    const OptionValues v = validate_options("interpolate", interpolate->options, StageOptions("interpolate", {{"ensemble", text}}));
+    EXPECT_EQ(v.flag("ensemble"), on) << text;
+  }
+  EXPECT_THROW(validate_options("interpolate", interpolate->options, StageOptions("interpolate", {{"ensemble", "yes"}})), Error);
 }
 
 // A stage reading what its schema does not declare, as the wrong type, or without a value is a

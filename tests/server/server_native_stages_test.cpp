@@ -1,8 +1,9 @@
 // framelift serve runs the native stages of issue 32: the builder's stage list offers `style`,
-// `inpaint` and `colorize` with their options, and the committed seeded checkpoints
+// `inpaint`, `colorize` and `faces` with their options, and the committed seeded checkpoints
 // (TransformerNet, LaMa, DDColor), lying in the media root where a user's own files are, restyle
 // every frame of a job of segments, fill a box in every frame of one leaving the rest of each
-// frame alone, and colour one while keeping its luma.
+// frame alone, colour one while keeping its luma, and restore the faces (seeded GFPGAN and
+// RetinaFace) in every frame of one.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -32,6 +33,13 @@ class ServeNativeStage : public ::testing::Test {
     server = std::make_unique<ServerProcess>(site.args(), site.dir / "server.log");
     ASSERT_FALSE(server->url().empty()) << server->log();
     c = client(*server);
+  }
+
+  // Another committed checkpoint beside the first (faces' detector).
+  fs::path add(const std::string& checkpoint) {
+    const fs::path file = site.media / "models" / checkpoint;
+    fs::copy_file(source_dir() / "tests" / "data" / "arch" / checkpoint, file);
+    return file;
   }
 
   void expect_offered(const std::string& stage, std::initializer_list<const char*> options) {
@@ -116,6 +124,17 @@ TEST_F(ServeNativeStage, ColorizeIsOfferedAndAJobKeepsTheLuma) {
   }
   EXPECT_LT(luma_off, a.size() / 1000) << "luma kept (samples clipped below black or above white aside)";
   EXPECT_GT(chroma_off, chroma / 2) << "colour added";
+}
+
+TEST_F(ServeNativeStage, FacesIsOfferedAndAJobRestoresFacesInEveryFrame) {
+  start("gfpgan-narrow.pth");
+  const fs::path detector = add("retinaface-mnet.pth");
+  expect_offered("faces", {"model", "detector", "aligned", "w", "confidence", "detect_size", "hold", "smooth"});
+  const fs::path plain = job("resize:scale=0.25");
+  const fs::path restored = job("resize:scale=0.25,faces:model=" + model.string() + ":detector=" + detector.string() + ":confidence=0.99");
+  ASSERT_FALSE(plain.empty() || restored.empty());
+  EXPECT_EQ(count_frames(restored), count_frames(site.media / "clips" / "cfr.mkv"));
+  EXPECT_LT(video_psnr(restored, plain), 40.0) << "faces were restored (the seeded detector finds some in every frame)";
 }
 
 }  // namespace
