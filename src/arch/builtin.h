@@ -30,6 +30,10 @@ ArchCost cunet_walk(const std::string& arch, int scale);
 // The channel axes both CUNet detections read (realcugan.cpp); every other width is fixed.
 std::vector<Axis> cunet_axes();
 
+// The VQGAN residual block (GroupNorm, swish, 3x3, twice; a 1x1 shortcut where the width
+// changes) that CodeFormer and RestoreFormer share, to `out` channels (codeformer.cpp).
+void vqgan_res_block(NetWalk& w, double out);
+
 // nb residual blocks (x + conv(relu(conv(x)))) of KAIR's U-Nets, c wide (drunet.cpp).
 void kair_res_blocks(NetWalk& w, double c, int nb);
 

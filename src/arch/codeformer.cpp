@@ -12,23 +12,6 @@
 namespace framelift::arch {
 namespace {
 
-void res_block(NetWalk& w, double out) {
-  const double in = w.channels(), a = w.area();
-  w.keep();
-  w.pointwise();  // GroupNorm
-  w.pointwise();  // swish
-  w.conv(out, 3);
-  w.pointwise();
-  w.pointwise();
-  w.conv(out, 3);
-  if (in != out) {
-    w.set(in, a);
-    w.conv(out, 1);
-  }
-  w.pointwise();  // + x
-  w.release(in, a);
-}
-
 // Attention over every pixel of the map: the level's pixels are the tokens.
 void attn_block(NetWalk& w, double face_px) {
   residual(w, [&] {
@@ -44,7 +27,7 @@ void fuse_block(NetWalk& w) {
   const double c = w.channels(), a = w.area();
   w.keep();
   w.concat(2 * c);
-  res_block(w, c);
+  vqgan_res_block(w, c);
   w.keep();
   w.conv(c, 3);  // scale
   w.pointwise();
@@ -71,7 +54,7 @@ ArchCost walk(int, const ArchParams& p) {
   double skip_area[16] = {};
   for (int l = 0; l < levels; ++l) {
     for (int b = 0; b < res_blocks; ++b) {
-      res_block(w, width(l));
+      vqgan_res_block(w, width(l));
       if (attn(l)) attn_block(w, face_px);
     }
     if (fused(l)) {
@@ -80,9 +63,9 @@ ArchCost walk(int, const ArchParams& p) {
     }
     if (l != levels - 1) w.conv(width(l), 3, 2);
   }
-  res_block(w, w.channels());
+  vqgan_res_block(w, w.channels());
   attn_block(w, face_px);
-  res_block(w, w.channels());
+  vqgan_res_block(w, w.channels());
   w.pointwise();
   w.conv(emb, 3);
   w.keep();  // the latent, whose statistics the codes take
@@ -109,12 +92,12 @@ ArchCost walk(int, const ArchParams& p) {
   w.pointwise();  // AdaIN
   w.release(emb, latent_area);
   w.conv(width(levels - 1), 3);
-  res_block(w, w.channels());
+  vqgan_res_block(w, w.channels());
   attn_block(w, face_px);
-  res_block(w, w.channels());
+  vqgan_res_block(w, w.channels());
   for (int l = levels - 1; l >= 0; --l) {
     for (int b = 0; b < res_blocks; ++b) {
-      res_block(w, width(l));
+      vqgan_res_block(w, width(l));
       if (fused(l) && b == (l == levels - 1 ? res_blocks - 1 : 0)) {
         fuse_block(w);
         w.release(width(l), skip_area[l]);
@@ -147,7 +130,7 @@ Declaration codeformer_declaration() {
           .description = "CodeFormer face restoration (VQGAN, codebook lookup transformer, fidelity weight w)",
           .scales = {1},
           // fp32 only: in bf16 the encoder's latent moves enough to pick other codebook entries at
-          // near ties (about 5 of 256 on the seeded reference, 30.6 dB; upstream's modules in bf16
+          // near ties (about 5 of 256 on the seeded reference, 30.3 dB; upstream's modules in bf16
           // do the same), and a flipped code repaints a 32 px patch of the face.
           .precisions = {Precision::Fp32},
           .walk = walk,
@@ -155,6 +138,23 @@ Declaration codeformer_declaration() {
                    {"codebook", "quantize.embedding.weight", 0}, {"emb_dim", "quantize.embedding.weight", 1},
                    {"mlp", "ft_layers.0.linear1.weight", 0}},
           .constraints = constraints};
+}
+
+void vqgan_res_block(NetWalk& w, double out) {
+  const double in = w.channels(), a = w.area();
+  w.keep();
+  w.pointwise();  // GroupNorm
+  w.pointwise();  // swish
+  w.conv(out, 3);
+  w.pointwise();
+  w.pointwise();
+  w.conv(out, 3);
+  if (in != out) {
+    w.set(in, a);
+    w.conv(out, 1);
+  }
+  w.pointwise();  // + x
+  w.release(in, a);
 }
 
 }  // namespace framelift::arch

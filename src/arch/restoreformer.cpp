@@ -9,23 +9,6 @@
 namespace framelift::arch {
 namespace {
 
-void res_block(NetWalk& w, double out) {
-  const double in = w.channels(), a = w.area();
-  w.keep();
-  w.pointwise();  // GroupNorm
-  w.pointwise();  // swish
-  w.conv(out, 3);
-  w.pointwise();
-  w.pointwise();
-  w.conv(out, 3);
-  if (in != out) {
-    w.set(in, a);
-    w.conv(out, 1);  // the shortcut
-  }
-  w.pointwise();  // + x
-  w.release(in, a);
-}
-
 // Self- or cross-attention over all `tokens` pixels of the level.
 void attn_block(NetWalk& w, double tokens, int heads, bool cross) {
   const double c = w.channels(), a = w.area();
@@ -54,7 +37,7 @@ ArchCost walk(int, const ArchParams& p) {
   w.conv(ch, 3);
   for (int i = 0; i < levels; ++i) {
     for (int b = 0; b < blocks; ++b) {
-      res_block(w, widths[size_t(i)]);
+      vqgan_res_block(w, widths[size_t(i)]);
       if (i == attn_level) attn_block(w, face * face * w.area(), heads, false);
     }
     if (i < levels - 1) {
@@ -64,10 +47,10 @@ ArchCost walk(int, const ArchParams& p) {
     }
   }
   const double low = widths.back();
-  res_block(w, low);
+  vqgan_res_block(w, low);
   w.keep();  // the lowest level's queries
   attn_block(w, face * face * w.area(), heads, false);
-  res_block(w, low);
+  vqgan_res_block(w, low);
   w.keep();  // the decoder's middle's queries
   w.pointwise();
   w.pointwise();
@@ -77,14 +60,14 @@ ArchCost walk(int, const ArchParams& p) {
   w.set(embed, w.area());
   w.conv(z, 1);
   w.conv(low, 3);
-  res_block(w, low);
+  vqgan_res_block(w, low);
   attn_block(w, face * face * w.area(), heads, true);
-  res_block(w, low);
+  vqgan_res_block(w, low);
   w.release(low, w.area());
   for (int i = levels - 1; i >= 0; --i) {
     const bool attends = i <= attn_level && i > attn_level - dec_attn;
     for (int b = 0; b <= blocks; ++b) {
-      res_block(w, widths[size_t(i)]);
+      vqgan_res_block(w, widths[size_t(i)]);
       if (attends) attn_block(w, face * face * w.area(), heads, true);
     }
     w.release(widths[size_t(i)], w.area());

@@ -23,6 +23,7 @@
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/token_layers.h"
+#include "models/vqgan_blocks.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -30,48 +31,19 @@ namespace framelift::models {
 namespace {
 
 constexpr int64_t kHeads = 8;    // upstream's n_head; the weights do not say it
-constexpr int64_t kGroups = 32;  // the VQGAN's GroupNorm(32, C, eps 1e-6)
 constexpr int kMaxLevels = 8;
 constexpr double kDefaultFidelity = 0.5;  // inference_codeformer.py's --fidelity_weight
 
 const std::string kEnc = "encoder.blocks.", kGen = "generator.blocks.", kFuse = "fuse_convs_dict.";
 
-struct GroupNorm {
-  at::Tensor weight, bias;
-  at::Tensor operator()(const at::Tensor& x) const { return infer::group_norm(x, kGroups, weight, bias, 1e-6); }
-};
+using GroupNorm = VqganGroupNorm;
+using ResBlock = VqganResBlock;
 
-GroupNorm read_group_norm(WeightReader& r, const std::string& p, int64_t c) {
-  return {r.tensor(p + ".weight", {c}), r.tensor(p + ".bias", {c})};
-}
+GroupNorm read_group_norm(WeightReader& r, const std::string& p, int64_t c) { return read_vqgan_group_norm(r, p, c); }
 
-// Upstream's scripted x * sigmoid(x), spelled the same way.
-at::Tensor swish(const at::Tensor& x) { return x * at::sigmoid(x); }
-
-struct ResBlock {
-  GroupNorm norm1, norm2;
-  Conv2d conv1, conv2, shortcut;  // shortcut: a 1x1 where the width changes, else none
-  at::Tensor operator()(const at::Tensor& x) const {
-    const at::Tensor h = conv2(swish(norm2(conv1(swish(norm1(x))))));
-    return h + (shortcut.weight.defined() ? shortcut(x) : x);
-  }
-  void visit_weights(const TensorVisitor& f) {
-    for (GroupNorm* n : {&norm1, &norm2}) {
-      f(n->weight);
-      f(n->bias);
-    }
-    for (Conv2d* c : {&conv1, &conv2, &shortcut}) visit(*c, f);
-  }
-};
-
+// p ends with its dot, as the block lists' keys are built here.
 ResBlock read_res_block(WeightReader& r, const std::string& p, int64_t in, int64_t out) {
-  ResBlock b;
-  b.norm1 = read_group_norm(r, p + "norm1", in);
-  b.conv1 = read_conv(r, p + "conv1", in, out, 3);
-  b.norm2 = read_group_norm(r, p + "norm2", out);
-  b.conv2 = read_conv(r, p + "conv2", out, out, 3);
-  if (in != out) b.shortcut = read_conv(r, p + "conv_out", in, out, 1);
-  return b;
+  return read_vqgan_res_block(r, p.substr(0, p.size() - 1), in, out, "conv_out");
 }
 
 // Single-head attention over all pixels of the map, scores scaled by 1 / sqrt(C).

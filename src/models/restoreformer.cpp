@@ -28,14 +28,13 @@
 #include "models/face_restorer.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
+#include "models/vqgan_blocks.h"
 #include "util/error.h"
 #include "util/str.h"
 
 namespace framelift::models {
 namespace {
 
-constexpr int64_t kGroups = 32;        // Normalize(): GroupNorm(32, eps 1e-6)
-constexpr double kEps = 1e-6;
 constexpr int64_t kAttnResolution = 16;
 constexpr int kMaxLevels = 8;
 const std::string kLightning = "vqvae.";
@@ -49,33 +48,13 @@ weights::StateDict network_keys(const weights::StateDict& dict) {
   return out;
 }
 
-struct GroupNorm {
-  at::Tensor weight, bias;
-  at::Tensor operator()(const at::Tensor& x) const { return infer::group_norm(x, kGroups, weight, bias, kEps); }
-};
+using GroupNorm = VqganGroupNorm;
+using ResBlock = VqganResBlock;
 
-GroupNorm read_group_norm(WeightReader& r, const std::string& p, int64_t c) {
-  return {r.tensor(p + ".weight", {c}), r.tensor(p + ".bias", {c})};
-}
-
-struct ResBlock {
-  GroupNorm norm1, norm2;
-  Conv2d conv1, conv2, shortcut;  // shortcut: a 1x1 where the width changes (nin_shortcut)
-  at::Tensor operator()(const at::Tensor& x) const {
-    at::Tensor h = conv1(at::silu(norm1(x)));
-    h = conv2(at::silu(norm2(h)));
-    return (shortcut.weight.defined() ? shortcut(x) : x) + h;
-  }
-};
+GroupNorm read_group_norm(WeightReader& r, const std::string& p, int64_t c) { return read_vqgan_group_norm(r, p, c); }
 
 ResBlock read_res_block(WeightReader& r, const std::string& p, int64_t in, int64_t out) {
-  ResBlock b;
-  b.norm1 = read_group_norm(r, p + ".norm1", in);
-  b.conv1 = read_conv(r, p + ".conv1", in, out, 3);
-  b.norm2 = read_group_norm(r, p + ".norm2", out);
-  b.conv2 = read_conv(r, p + ".conv2", out, out, 3);
-  if (in != out) b.shortcut = read_conv(r, p + ".nin_shortcut", in, out, 1);
-  return b;
+  return read_vqgan_res_block(r, p, in, out, "nin_shortcut");
 }
 
 // Heads are groups of c / heads consecutive channels. With `y`, queries come from norm2(y) and
@@ -189,13 +168,7 @@ class RestoreFormer : public NativeModel {
       f(g.weight);
       f(g.bias);
     };
-    const auto block = [&](ResBlock& b) {
-      norm(b.norm1);
-      norm(b.norm2);
-      visit(b.conv1, f);
-      visit(b.conv2, f);
-      if (b.shortcut.weight.defined()) visit(b.shortcut, f);
-    };
+    const auto block = [&](ResBlock& b) { b.visit_weights(f); };
     const auto attn = [&](AttnBlock& a) {
       norm(a.norm1);
       norm(a.norm2);
