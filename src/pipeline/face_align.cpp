@@ -14,7 +14,7 @@ constexpr std::array<double, 10> kTemplate512 = {192.98138, 239.94708, 318.90277
 
 // [1, h, w, 2] sampling grid (align_corners: -1 and 1 are the first and last pixel centres) that
 // reads, for each pixel (x0 + i, y0 + j) of the output, the source point map(x, y) of a source
-// width x height.
+// width x height. Built on the CPU in double (coordinates of large frames); sample() moves it.
 at::Tensor sampling_grid(const Similarity& map, int64_t x0, int64_t y0, int64_t w, int64_t h, int64_t src_w, int64_t src_h) {
   const auto opts = at::TensorOptions().dtype(at::kDouble);
   const at::Tensor xs = at::arange(x0, x0 + w, opts).view({1, w}).expand({h, w});
@@ -27,7 +27,8 @@ at::Tensor sampling_grid(const Similarity& map, int64_t x0, int64_t y0, int64_t 
 // src [1, C, H, W] sampled bilinearly at grid; zero outside, as warpAffine's constant border, or
 // (edge) the nearest edge pixel.
 at::Tensor sample(const at::Tensor& src, const at::Tensor& grid, bool edge = false) {
-  return at::grid_sampler_2d(src, grid.to(src.scalar_type()), /*bilinear*/ 0, /*zeros or border*/ edge ? 1 : 0, /*align_corners*/ true);
+  return at::grid_sampler_2d(src, grid.to(src.device(), src.scalar_type()), /*bilinear*/ 0, /*zeros or border*/ edge ? 1 : 0,
+                             /*align_corners*/ true);
 }
 
 // cv2.erode with a k x k box (anchor k/2) and its default border, which never erodes: x [1, 1, H, W].
@@ -45,7 +46,7 @@ at::Tensor gaussian_blur(const at::Tensor& x, int64_t k) {
   const double sigma = 0.3 * ((double(k) - 1) * 0.5 - 1) + 0.8;
   const at::Tensor t = at::arange(k, at::TensorOptions().dtype(at::kDouble)) - double(k / 2);
   at::Tensor kernel = at::exp(-(t * t) / (2 * sigma * sigma));
-  kernel = (kernel / kernel.sum()).to(x.scalar_type());
+  kernel = (kernel / kernel.sum()).to(x.device(), x.scalar_type());
   const int64_t r = k / 2;
   const int64_t ry = std::min(r, x.size(2) - 1), rx = std::min(r, x.size(3) - 1);
   at::Tensor padded = at::reflection_pad2d(x, {rx, rx, ry, ry});
