@@ -173,7 +173,7 @@ class RetinaFace : public FaceDetector {
     if (!(rgb.dim() == 3 || batched) || rgb.size(-3) != 3 || rgb.size(-2) < 16 || rgb.size(-1) < 16)
       throw Error(ErrorKind::Usage, framelift::str(source_, ": RetinaFace takes one RGB frame [3, H, W] of at least 16x16, got ", rgb.sizes()));
     // facexlib reads frames as OpenCV gives them: BGR, 0-255, then the means off.
-    const at::Tensor mean = at::tensor({kMeanBgr[0], kMeanBgr[1], kMeanBgr[2]}).view({1, 3, 1, 1});
+    const at::Tensor mean = at::tensor({kMeanBgr[0], kMeanBgr[1], kMeanBgr[2]}).view({1, 3, 1, 1}).to(rgb.device());
     const at::Tensor bgr = (rgb.to(at::kFloat).reshape({1, 3, rgb.size(-2), rgb.size(-1)}) * 255.0f).flip({1}) - mean;
     const at::Tensor x = bgr.to(device_, dtype_).contiguous(infer::activation_format(device_));
     try {
