@@ -42,6 +42,7 @@
   NETWORK(gfpgan)                                     \
   NETWORK(codeformer)                                 \
   NETWORK(restoreformer)                              \
+  NETWORK(mat)                                        \
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
   DECLARATION(film)                                   \

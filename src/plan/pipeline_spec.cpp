@@ -132,9 +132,13 @@ void price_faces(StageSpec& s, const PipelineStage& st, double w, double h) {
 
 // inpaint fills the region around its mask, scaled so its longer side is at most resolution=; the
 // mask is not known before the run, so the price is the most it can be: the whole frame, scaled
-// down to that size. colorize runs its network at size= squared.
+// down to that size; MAT always fills its resolution squared. colorize runs its network at size=
+// squared.
 void price_working_size(StageSpec& s, const PipelineStage& st, double w, double h) {
-  if (st.name == "inpaint") {
+  if (st.name == "inpaint" && st.network && st.network->arch == "mat") {
+    const double side = s.params.get("resolution", 512);  // MAT fills exactly its resolution
+    price_at_working_pixels(s, side * side, w, h);
+  } else if (st.name == "inpaint") {
     const double longest = std::max(w, h), limit = number(st.name, "resolution", defaulted(st, "resolution"));
     if (longest > limit) price_at_working_pixels(s, w * h * (limit / longest) * (limit / longest), w, h);
   } else if (st.name == "colorize") {

@@ -55,11 +55,16 @@ fs::path boxed_clip(const fs::path& dir) {
   return clip;
 }
 
-std::string run_inpaint(const fs::path& in, const fs::path& out, const std::string& options, const std::string& extra = "--no-job") {
+std::string run_inpaint_with(const std::string& model, const fs::path& in, const fs::path& out, const std::string& options,
+                             const std::string& extra = "--no-job") {
   auto r = framelift("run -y -i " + shell_quote(in) + " -o " + shell_quote(out) + " -c ffv1 --progress none " + extra +
-                     " --pipeline 'inpaint:model=" + lama_file() + ":" + options + "'");
+                     " --pipeline 'inpaint:model=" + model + ":" + options + "'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.output;
+}
+
+std::string run_inpaint(const fs::path& in, const fs::path& out, const std::string& options, const std::string& extra = "--no-job") {
+  return run_inpaint_with(lama_file(), in, out, options, extra);
 }
 
 TEST(InpaintStage, AStillImageAndItsMaskGiveUpstreamsComposite) {
@@ -126,6 +131,45 @@ TEST(InpaintStage, DilateGrowsTheMaskAndResolutionScalesALargeRegion) {
   const at::Tensor small = rgb_frames(dir / "small.mkv", 160, 112), hole = rectangle(160, 112, 20, 10, 120, 90);
   EXPECT_TRUE(at::equal(small.index({at::indexing::Slice(), ~hole}), in.index({at::indexing::Slice(), ~hole})));
   EXPECT_FALSE(at::equal(small.index({at::indexing::Slice(), hole}), in.index({at::indexing::Slice(), hole})));
+}
+
+// MAT (tests/data/arch/mat-narrow: 128x128, checked against spandrel's MAT in arch_mat_test.cpp)
+// through the same stage: a PNG and its mask give upstream's composite (the region with its
+// context is the whole 128x128 frame: the network sees upstream's input), a burned-in box on a
+// real clip goes with every other pixel kept, the region scaled to MAT's one size and back.
+std::string mat_file() { return (arch_reference_dir() / "mat-narrow.pth").string(); }
+
+TEST(InpaintStage, MatGivesUpstreamsCompositeOnAStillAndKeepsEveryOtherPixelOfAClip) {
+  const auto dir = temp_dir("inpaint-mat");
+  const weights::StateDict io = weights::load_weights(arch_reference_dir() / "mat-narrow.ref.safetensors");
+  const at::Tensor input = io.at("input");  // [1, 4, 128, 128]
+  write_png(input.narrow(1, 0, 3), dir / "in.png");
+  write_png(input.narrow(1, 3, 1).expand({1, 3, 128, 128}), dir / "mask.png");
+  auto r = framelift("run -y -i " + shell_quote(dir / "in.png") + " -o " + shell_quote(dir / "out.png") +
+                     " --progress none --pipeline 'inpaint:model=" + mat_file() + ":mask=" + (dir / "mask.png").string() + ":precision=fp32'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const at::Tensor got = read_png(dir / "out.png", 128, 128).mul(255).round();
+  const at::Tensor diff = (got - io.at("output").clamp(0, 1).mul(255).round()).abs();
+  std::printf("inpaint MAT PNG through run vs upstream: max %.0f code(s), %.3f%% exact\n", diff.max().item<double>(),
+              100 * diff.eq(0).to(at::kFloat).mean().item<double>());
+  EXPECT_LE(diff.max().item<double>(), 1.0);
+
+  const fs::path clip = boxed_clip(dir);
+  const std::string log = run_inpaint_with(mat_file(), clip, dir / "mat.mkv", "box=58,38,34,20");
+  EXPECT_NE(log.find("regions scaled to 128x128"), std::string::npos) << log;
+  const at::Tensor in = rgb_frames(clip, 160, 112), out = rgb_frames(dir / "mat.mkv", 160, 112);
+  const at::Tensor hole = rectangle(160, 112, 58, 38, 34, 20);
+  EXPECT_TRUE(at::equal(out.index({at::indexing::Slice(), ~hole}), in.index({at::indexing::Slice(), ~hole})));
+  EXPECT_FALSE(at::equal(out.index({at::indexing::Slice(), hole}), in.index({at::indexing::Slice(), hole})));
+
+  auto resolution = framelift("run -y -i " + shell_quote(dir / "in.png") + " -o " + shell_quote(dir / "res.png") + " --pipeline 'inpaint:model=" +
+                              mat_file() + ":box=1,1,8,8:resolution=256'");
+  EXPECT_EQ(resolution.exit_code, 2) << resolution.output;
+  EXPECT_NE(resolution.output.find("resolution= is LaMa's"), std::string::npos) << resolution.output;
+  EXPECT_FALSE(fs::exists(dir / "res.png"));
+  const PlannedStage mat = plan_first_stage_on_cpu(clip, "inpaint:model=" + mat_file() + ":box=58,38,34,20");
+  EXPECT_EQ(mat.arch, "mat");
+  EXPECT_GT(mat.seconds_per_frame, 0);
 }
 
 TEST(InpaintStage, ModelsInfoAndThePlannerKnowLama) {
