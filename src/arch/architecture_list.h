@@ -46,4 +46,5 @@
   DECLARATION(rife)                                   \
   DECLARATION(ifrnet)                                 \
   DECLARATION(film)                                   \
+  DECLARATION(gmfss)                                  \
   DECLARATION(retinaface)

@@ -7,6 +7,7 @@
 #include "library/model_cache.h"
 #include "library/model_locator.h"
 #include "models/frame_interpolator.h"
+#include "models/gmfss.h"
 #include "models/interpolator_networks.h"
 #include "models/model_files.h"
 #include "models/rife_native.h"
@@ -51,6 +52,8 @@ std::unique_ptr<FrameInterpolator> open_state_dict(const fs::path& file) {
 
 std::unique_ptr<FrameInterpolator> open_folder(const fs::path& dir) {
   if (fs::exists(dir / "flownet.param")) return open_rife_ncnn(dir / "flownet.param", dir / "flownet.bin");
+  // GMFSS's four files (its flownet.pkl is GMFlow's, not RIFE's), read as one prefixed state dict.
+  if (auto gmfss = gmfss_folder_state_dict(dir)) return build_gmfss(*gmfss, dir.string());
   for (const char* name : {"flownet.pkl", "flownet.pth"})
     if (fs::exists(dir / name)) return load_rife_native(dir / name);
   throw Error(ErrorKind::Model, str(dir.string(), ": no flownet.param or flownet.pkl in this folder"));

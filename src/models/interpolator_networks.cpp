@@ -7,7 +7,7 @@
 namespace framelift::models {
 
 const std::vector<InterpolatorNetwork>& interpolator_networks() {
-  static const std::vector<InterpolatorNetwork> rows = {ifrnet_interpolator(), film_interpolator()};
+  static const std::vector<InterpolatorNetwork> rows = {ifrnet_interpolator(), film_interpolator(), gmfss_interpolator()};
   return rows;
 }
 

@@ -30,6 +30,7 @@ struct InterpolatorNetwork {
 
 InterpolatorNetwork ifrnet_interpolator();
 InterpolatorNetwork film_interpolator();
+InterpolatorNetwork gmfss_interpolator();
 
 const std::vector<InterpolatorNetwork>& interpolator_networks();
 

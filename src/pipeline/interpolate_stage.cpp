@@ -56,9 +56,11 @@ class InterpolateStage : public Stage {
       throw Error(ErrorKind::Usage, "stage interpolate: give either factor=N or fps=F, not both");
     if (o.given("fps")) fps_ = o.rate("fps");
     else factor_ = o.number("factor");
-    target_ = resolve_stage_target("interpolate", o, "rife");
-    infer::prepare_device(target_);
     model_ = models::open_interpolator(model_name_);
+    // The precisions the network's own declaration holds (an ncnn RIFE export is RIFE's network).
+    const std::string& arch = model_->info().arch;
+    target_ = resolve_stage_target("interpolate", o, arch == "rife-ncnn" ? "rife" : arch);
+    infer::prepare_device(target_);
     model_->to(target_.device, target_.dtype);
     if (o.flag("cuda_graphs")) model_ = models::wrap_in_cuda_graphs(std::move(model_), target_.device);
   }
@@ -274,7 +276,7 @@ OptionSchema interpolate_options() {
 
 }  // namespace
 
-FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation with RIFE or IFRNet to a higher or any frame rate",
+FRAMELIFT_REGISTER_STAGE(interpolate, "Frame interpolation (RIFE, IFRNet, FILM, GMFSS) to a higher or any frame rate",
                          interpolate_options(),
                          [](const OptionValues& o) { return std::make_unique<InterpolateStage>(o); });
 

@@ -70,9 +70,9 @@ std::vector<Checkpoint> reference_checkpoints() {
     if (e.path().extension() != ".pth") continue;
     const std::string file = e.path().filename().string();
     std::string arch = file.substr(0, file.find('-'));
-    // RIFE, IFRNet and FILM are interpolators (models/rife_native.h, interpolator_networks.h), not
-    // image networks: no image detector may take their checkpoints for one of its own.
-    const std::string interpolator = arch == "ifrnet" || arch == "film" ? arch : "";
+    // RIFE, IFRNet, FILM and GMFSS are interpolators (models/rife_native.h, interpolator_networks.h),
+    // not image networks: no image detector may take their checkpoints for one of its own.
+    const std::string interpolator = arch == "ifrnet" || arch == "film" || arch == "gmfss" ? arch : "";
     if (arch == "rife" || arch == "retinaface" || !interpolator.empty()) arch.clear();  // RetinaFace: models/face_detector.h
     out.push_back({file, arch, weights::load_weights(e.path()), interpolator});
   }
