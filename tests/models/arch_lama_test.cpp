@@ -108,23 +108,11 @@ TEST(ArchLama, MatchesTheUpstreamImplementationAndKeepsEveryPixelOutsideTheMask)
   auto model = fm::load_model(reference_pth());
   EXPECT_FALSE(model->info().tiled) << "the FFT spans the whole frame";
   EXPECT_EQ(model->info().size_multiple, 8);
-  const at::Tensor& input = io.at("input");  // [1, 4, 48, 64]: RGB and the mask
-  const at::Tensor image = input.narrow(1, 0, 3), hole = input.narrow(1, 3, 1).expand({1, 3, 48, 64}) > 0.5;
-  const at::Tensor& want = io.at("output");
-  const at::Tensor got = model->forward(input);
-  ASSERT_EQ(got.sizes(), want.sizes());
-  const double db = ft::psnr_in_range(at::masked_select(got, hole), at::masked_select(want, hole));
-  const double plain = ft::psnr_in_range(at::masked_select(image, hole), at::masked_select(want, hole));
-  EXPECT_TRUE(at::equal(at::masked_select(got, ~hole), at::masked_select(image, ~hole))) << "outside the mask, the input exactly";
-
-  model->to(c10::kCPU, at::kBFloat16);
-  const at::Tensor bf16 = model->forward(input.to(at::kBFloat16)).to(at::kFloat);
-  const double bf16_db = ft::psnr_in_range(at::masked_select(bf16, hole), at::masked_select(want, hole));
-  std::cout << kReference << ": the fill against upstream's, fp32 " << db << " dB, bf16 " << bf16_db << " dB (the hole's own pixels "
-            << plain << " dB)\n";
-  EXPECT_GE(db, 50.0);
-  EXPECT_LT(plain, 20.0);
-  EXPECT_GE(bf16_db, 45.0);  // measured 54.5 dB (Zen 5): the Fourier units run in fp32 under bf16
+  const ft::FillAgreement r = ft::fill_agreement(*model, io, kReference);
+  EXPECT_TRUE(r.outside_exact) << "outside the mask, the input exactly";
+  EXPECT_GE(r.fp32_db, 50.0);
+  EXPECT_LT(r.hole_db, 20.0);
+  EXPECT_GE(r.bf16_db, 45.0);  // measured 54.5 dB (Zen 5): the Fourier units run in fp32 under bf16
 }
 
 TEST(ArchLama, TheTrainingCheckpointsLayoutIsTheSameNetwork) {

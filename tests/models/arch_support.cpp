@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -182,6 +184,27 @@ weights::StateDict omnisr_dict(int64_t feat, int groups, int blocks, int64_t win
     conv(group + ".esa.conv4", f, feat, 1, true);
   }
   return d;
+}
+
+FillAgreement fill_agreement(models::ImageModel& model, const weights::StateDict& io, const std::string& name) {
+  const at::Tensor& input = io.at("input");
+  const at::Tensor& want = io.at("output");
+  const at::Tensor image = input.narrow(1, 0, 3), hole = input.narrow(1, 3, 1).expand_as(image) > 0.5;
+  FillAgreement r;
+  const at::Tensor got = model.forward(input);
+  if (got.sizes() != want.sizes()) {
+    ADD_FAILURE() << name << ": output " << got.sizes() << ", upstream's " << want.sizes();
+    return r;
+  }
+  r.fp32_db = psnr_in_range(at::masked_select(got, hole), at::masked_select(want, hole));
+  r.hole_db = psnr_in_range(at::masked_select(image, hole), at::masked_select(want, hole));
+  r.outside_exact = at::equal(at::masked_select(got, ~hole), at::masked_select(image, ~hole));
+  model.to(c10::kCPU, at::kBFloat16);
+  const at::Tensor bf16 = model.forward(input.to(at::kBFloat16)).to(at::kFloat);
+  r.bf16_db = psnr_in_range(at::masked_select(bf16, hole), at::masked_select(want, hole));
+  std::cout << name << ": the fill against upstream's, fp32 " << r.fp32_db << " dB, bf16 " << r.bf16_db << " dB (the hole's own pixels "
+            << r.hole_db << " dB)\n";
+  return r;
 }
 
 }  // namespace framelift::test

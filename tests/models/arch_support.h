@@ -52,6 +52,17 @@ struct ReferenceRun {
 };
 ReferenceRun run_reference(const std::string& name);
 
+// An inpainting network (LaMa, MAT) on a committed reference's io ("input" [1, 4, H, W]: RGB and
+// the mask, 1 = fill; "output" [1, 3, H, W], upstream's composite): the fill against upstream's
+// inside the mask in fp32 and then in bf16 (the model is left in bf16), the hole's own pixels
+// against it (how far from trivial the fill is), and whether the fp32 output is the input,
+// exactly, outside the mask. Prints the three figures under `name`.
+struct FillAgreement {
+  double fp32_db = 0, bf16_db = 0, hole_db = 0;
+  bool outside_exact = false;
+};
+FillAgreement fill_agreement(models::ImageModel& model, const weights::StateDict& io, const std::string& name);
+
 // The tiling and precision checks on one frame [3, H, W]: tiles of `tile` px with the model's
 // declared context and with none, and the whole frame in bf16, each as PSNR in range against the
 // whole frame in fp32. Leaves the model in bf16.
