@@ -43,13 +43,16 @@ class PolicyScope {
 
 // RIFE's, IFRNet's and FILM's checkpoints are interpolators' (open_interpolator), not image networks.
 bool interpolator(const std::string& stem) {
-  return stem.rfind("rife-", 0) == 0 || stem.rfind("ifrnet-", 0) == 0 || stem.rfind("film-", 0) == 0;
+  return stem.rfind("rife-", 0) == 0 || stem.rfind("ifrnet-", 0) == 0 || stem.rfind("film-", 0) == 0 || stem.rfind("gmfss-", 0) == 0;
 }
+
+// Not an image network at all: RetinaFace gives boxes and landmarks (models/face_detector.h).
+bool detector(const std::string& stem) { return stem.rfind("retinaface-", 0) == 0; }
 
 std::vector<fs::path> image_references() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(ft::arch_reference_dir()))
-    if (e.path().extension() == ".pth" && !interpolator(e.path().stem().string())) out.push_back(e.path());
+    if (e.path().extension() == ".pth" && !interpolator(e.path().stem().string()) && !detector(e.path().stem().string())) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -136,7 +136,8 @@ TEST(InpaintStage, DilateGrowsTheMaskAndResolutionScalesALargeRegion) {
 // MAT (tests/data/arch/mat-narrow: 128x128, checked against spandrel's MAT in arch_mat_test.cpp)
 // through the same stage: a PNG and its mask give upstream's composite (the region with its
 // context is the whole 128x128 frame: the network sees upstream's input), a burned-in box on a
-// real clip goes with every other pixel kept, the region scaled to MAT's one size and back.
+// real clip goes with every other pixel kept, the region scaled to MAT's one size and back, as a
+// pass and as a job of segments.
 std::string mat_file() { return (arch_reference_dir() / "mat-narrow.pth").string(); }
 
 TEST(InpaintStage, MatGivesUpstreamsCompositeOnAStillAndKeepsEveryOtherPixelOfAClip) {
@@ -161,6 +162,8 @@ TEST(InpaintStage, MatGivesUpstreamsCompositeOnAStillAndKeepsEveryOtherPixelOfAC
   const at::Tensor hole = rectangle(160, 112, 58, 38, 34, 20);
   EXPECT_TRUE(at::equal(out.index({at::indexing::Slice(), ~hole}), in.index({at::indexing::Slice(), ~hole})));
   EXPECT_FALSE(at::equal(out.index({at::indexing::Slice(), hole}), in.index({at::indexing::Slice(), hole})));
+  run_inpaint_with(mat_file(), clip, dir / "mat-job.mkv", "box=58,38,34,20", "--segment-frames 2");
+  EXPECT_TRUE(at::equal(rgb_frames(dir / "mat-job.mkv", 160, 112), out)) << "a job of segments equals the pass";
 
   auto resolution = framelift("run -y -i " + shell_quote(dir / "in.png") + " -o " + shell_quote(dir / "res.png") + " --pipeline 'inpaint:model=" +
                               mat_file() + ":box=1,1,8,8:resolution=256'");
