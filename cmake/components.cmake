@@ -110,12 +110,33 @@ endfunction()
 # The slowest case takes about 60 s on 2 cores; scripts with their own TIMEOUT keep theirs.
 set(FRAMELIFT_TEST_TIMEOUT 300)
 
-# framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each TEST a
-# CTest case. NO_TORCH: for code that needs neither libtorch nor the generated media; it links only
-# the path helpers, so it builds in seconds and its tests run without the media fixture.
+# A suite runs all its cases in one process (cmake/gtest_suites.cmake says why), so its limit is
+# the sum of theirs: the longest suite takes about 3 minutes on 2 cores.
+set(FRAMELIFT_SUITE_TIMEOUT 900)
+
+# One CTest entry per gtest suite of test_NAME, written when the binary is built.
+# Optional 4th argument: suites that keep a process per case (cmake/gtest_suites.cmake).
+function(framelift_test_suites name serial fixture)
+  string(REPLACE ";" "," per_case "${ARGN}")  # one argument through add_custom_command
+  set(ctest_file ${CMAKE_CURRENT_BINARY_DIR}/test_${name}_suites.cmake)
+  set(ctest_include ${CMAKE_CURRENT_BINARY_DIR}/test_${name}_include.cmake)
+  add_custom_command(TARGET test_${name} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -D TEST_EXECUTABLE=$<TARGET_FILE:test_${name}> -D CTEST_FILE=${ctest_file} -D LABEL=${name}
+            -D SERIAL=${serial} -D FIXTURE=${fixture} -D TIMEOUT=${FRAMELIFT_SUITE_TIMEOUT} "-DPER_CASE=${per_case}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/gtest_suites.cmake
+    VERBATIM)
+  file(WRITE ${ctest_include}
+       "if(EXISTS \"${ctest_file}\")\n  include(\"${ctest_file}\")\nelse()\n  add_test(test_${name}_NOT_BUILT test_${name}_NOT_BUILT)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_include})
+endfunction()
+
+# framelift_test(NAME [NO_TORCH] LIBS...): one gtest binary per tests/NAME folder, each gtest suite
+# a CTest entry. NO_TORCH: for code that needs neither libtorch nor the generated media; it links
+# only the path helpers, so it builds in seconds and its tests run without the media fixture.
 function(framelift_test name)
   # RUN_SERIAL: tests that time things run alone (another test would slow one measurement).
-  cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "" ${ARGN})
+  # PER_CASE suites: a process per case (their cases measure the process).
+  cmake_parse_arguments(ARG "NO_TORCH;RUN_SERIAL" "" "PER_CASE" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
   if(NOT sources)
     return()
@@ -124,7 +145,7 @@ function(framelift_test name)
   if(ARG_NO_TORCH)
     target_compile_options(test_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
     target_link_libraries(test_${name} PRIVATE ${ARG_UNPARSED_ARGUMENTS} test_paths GTest::gtest GTest::gtest_main)
-    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name} TIMEOUT ${FRAMELIFT_TEST_TIMEOUT})
+    framelift_test_suites(${name} FALSE "")
     return()
   endif()
   framelift_torch_flags(test_${name})
@@ -133,8 +154,5 @@ function(framelift_test name)
   if(ARG_RUN_SERIAL)
     set(serial TRUE)
   endif()
-  gtest_discover_tests(test_${name}
-    DISCOVERY_TIMEOUT 60
-    PROPERTIES FIXTURES_REQUIRED media_fixtures LABELS ${name} RUN_SERIAL ${serial}
-               TIMEOUT ${FRAMELIFT_TEST_TIMEOUT})
+  framelift_test_suites(${name} ${serial} media_fixtures ${ARG_PER_CASE})
 endfunction()
