@@ -20,6 +20,7 @@
 #include "infer/fp32_islands.h"
 #include "models/builtin_architectures.h"
 #include "models/face_restorer.h"
+#include "models/multihead_attention.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/token_layers.h"
@@ -107,36 +108,20 @@ struct FuseBlock {
   }
 };
 
-struct Attention {  // nn.MultiheadAttention (sequence-first upstream; batch-first here)
-  at::Tensor in_w, in_b;
-  Linear out;
-  at::Tensor operator()(const at::Tensor& qk, const at::Tensor& v) const {
-    const int64_t c = v.size(2), d = c / kHeads;
-    const auto project = [&](const at::Tensor& x, int64_t i) {
-      const at::Tensor y = at::linear(x, in_w.narrow(0, i * c, c), in_b.narrow(0, i * c, c));
-      return y.view({x.size(0), x.size(1), kHeads, d}).transpose(1, 2);  // [N, heads, L, d]
-    };
-    const at::Tensor q = project(qk, 0) * (1.0 / std::sqrt(double(d))), k = project(qk, 1), vh = project(v, 2);
-    const at::Tensor a = at::softmax(at::matmul(q, k.transpose(-2, -1)), -1);
-    return out(at::matmul(a, vh).transpose(1, 2).reshape({v.size(0), v.size(1), c}));
-  }
-};
-
 struct TransformerLayer {  // pre-norm: self-attention with the position added to q and k, GELU MLP
   LayerNorm norm1, norm2;
-  Attention attn;
+  MultiheadAttention attn;  // sequence-first upstream, batch-first here
   Linear fc1, fc2;
   at::Tensor operator()(const at::Tensor& x, const at::Tensor& pos) const {
     const at::Tensor h = norm1(x);
-    const at::Tensor y = x + attn(h + pos, h);
+    const at::Tensor qk = h + pos;
+    const at::Tensor y = x + attn(qk, qk, h);
     return y + fc2(at::gelu(fc1(norm2(y))));
   }
   void visit_weights(const TensorVisitor& f) {
     norm1.visit_weights(f);
     norm2.visit_weights(f);
-    f(attn.in_w);
-    f(attn.in_b);
-    attn.out.visit_weights(f);
+    attn.visit_weights(f);
     fc1.visit_weights(f);
     fc2.visit_weights(f);
   }
@@ -304,8 +289,7 @@ class CodeFormer : public NativeModel, public FidelityWeighted {
     for (int l = 0; l < s.layers; ++l) {
       const std::string p = str("ft_layers.", l, ".");
       TransformerLayer t;
-      t.attn = {r.tensor(p + "self_attn.in_proj_weight", {3 * s.dim, s.dim}), r.tensor(p + "self_attn.in_proj_bias", {3 * s.dim}),
-                read_linear(r, p + "self_attn.out_proj", s.dim, s.dim)};
+      t.attn = read_multihead_attention(r, p + "self_attn", s.dim, kHeads);
       t.fc1 = read_linear(r, p + "linear1", s.dim, s.mlp);
       t.fc2 = read_linear(r, p + "linear2", s.mlp, s.dim);
       t.norm1 = read_layer_norm(r, p + "norm1", s.dim);

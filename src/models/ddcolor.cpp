@@ -21,6 +21,7 @@
 #include "arch/declaration.h"
 #include "infer/fp32_islands.h"
 #include "models/builtin_architectures.h"
+#include "models/multihead_attention.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
 #include "models/token_layers.h"
@@ -81,24 +82,9 @@ struct UnetBlock {
   }
 };
 
-struct Attention {  // nn.MultiheadAttention, batch-first here
-  at::Tensor in_w, in_b;
-  Linear out;
-  at::Tensor operator()(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const {
-    const int64_t c = q.size(2), d = c / kHeads;
-    const auto project = [&](const at::Tensor& x, int64_t i) {
-      const at::Tensor y = at::linear(x, in_w.narrow(0, i * c, c), in_b.narrow(0, i * c, c));
-      return y.view({x.size(0), x.size(1), kHeads, d}).transpose(1, 2);  // [N, heads, L, d]
-    };
-    const at::Tensor qh = project(q, 0) * (1.0 / std::sqrt(double(d))), kh = project(k, 1), vh = project(v, 2);
-    const at::Tensor a = at::softmax(at::matmul(qh, kh.transpose(-2, -1)), -1);
-    return out(at::matmul(a, vh).transpose(1, 2).reshape({q.size(0), q.size(1), c}));
-  }
-};
+using Attention = MultiheadAttention;
 
-Attention read_attention(WeightReader& r, const std::string& p, int64_t c) {
-  return {r.tensor(p + ".in_proj_weight", {3 * c, c}), r.tensor(p + ".in_proj_bias", {3 * c}), read_linear(r, p + ".out_proj", c, c)};
-}
+Attention read_attention(WeightReader& r, const std::string& p, int64_t c) { return read_multihead_attention(r, p, c, kHeads); }
 
 struct DecoderLayer {
   Attention cross, self;
@@ -224,11 +210,7 @@ class DDColor : public NativeModel {
     for (Conv2d& c : input_proj_) visit(c, f);
     for (at::Tensor* t : {&level_embed_, &query_feat_, &query_embed_}) f(*t);
     for (DecoderLayer& l : layers_) {
-      for (Attention* a : {&l.cross, &l.self}) {
-        f(a->in_w);
-        f(a->in_b);
-        a->out.visit_weights(f);
-      }
+      for (Attention* a : {&l.cross, &l.self}) a->visit_weights(f);
       for (LayerNorm* n : {&l.cross_norm, &l.self_norm, &l.ffn_norm}) n->visit_weights(f);
       l.fc1.visit_weights(f);
       l.fc2.visit_weights(f);
