@@ -207,4 +207,13 @@ FillAgreement fill_agreement(models::ImageModel& model, const weights::StateDict
   return r;
 }
 
+at::Tensor rgb_frames(const std::filesystem::path& video, int w, int h) {
+  const std::filesystem::path raw = video.parent_path() / (video.stem().string() + ".rgb");
+  EXPECT_EQ(run_command(framelift::str("ffmpeg -nostdin -v error -y -i '", video.string(), "' -f rawvideo -pix_fmt rgb24 '", raw.string(), "'")), 0);
+  std::ifstream in(raw, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  const int64_t n = int64_t(bytes.size()) / (int64_t(w) * h * 3);
+  return at::from_blob(bytes.data(), {n, h, w, 3}, at::kByte).clone();
+}
+
 }  // namespace framelift::test

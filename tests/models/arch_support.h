@@ -21,6 +21,10 @@ at::Tensor real_frame(int w, int h, int frame = 30);
 void write_png(const at::Tensor& image, const std::filesystem::path& png);
 at::Tensor read_png(const std::filesystem::path& png, int w, int h);
 
+// A video's decoded frames as 8-bit RGB [N, h, w, 3], through the ffmpeg CLI (so a stage's output
+// is not read back with framelift's own reader).
+at::Tensor rgb_frames(const std::filesystem::path& video, int w, int h);
+
 // PSNR in dB of two [0, 1] tensors of one shape.
 double psnr(const at::Tensor& a, const at::Tensor& b);
 

@@ -34,16 +34,6 @@ namespace fs = std::filesystem;
 std::string reference(const std::string& name) { return (arch_reference_dir() / (name + ".pth")).string(); }
 std::string detector() { return reference("retinaface-mnet"); }
 
-// Decoded RGB frames [N, H, W, 3] as bytes, through the ffmpeg CLI (test side only).
-at::Tensor rgb_frames(const fs::path& video, int w, int h) {
-  const fs::path raw = video.parent_path() / (video.stem().string() + ".rgb");
-  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(video) + " -f rawvideo -pix_fmt rgb24 " + shell_quote(raw)), 0);
-  std::ifstream in(raw, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  const int64_t n = int64_t(bytes.size()) / (int64_t(w) * h * 3);
-  return at::from_blob(bytes.data(), {n, h, w, 3}, at::kByte).clone();
-}
-
 // 6 frames of real footage (faces in it) at 160x112 in lossless RGB, so that "bit for bit" is
 // about the stage, not a 4:2:0 round trip.
 fs::path face_clip(const fs::path& dir) {

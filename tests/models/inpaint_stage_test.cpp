@@ -27,16 +27,6 @@ namespace fs = std::filesystem;
 
 std::string lama_file() { return (arch_reference_dir() / "lama-ngf8.pth").string(); }
 
-// Decoded RGB frames [N, H, W, 3] as bytes, through the ffmpeg CLI (test side only).
-at::Tensor rgb_frames(const fs::path& video, int w, int h) {
-  const fs::path raw = video.parent_path() / (video.stem().string() + ".rgb");
-  EXPECT_EQ(run_command("ffmpeg -nostdin -v error -y -i " + shell_quote(video) + " -f rawvideo -pix_fmt rgb24 " + shell_quote(raw)), 0);
-  std::ifstream in(raw, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  const int64_t n = int64_t(bytes.size()) / (int64_t(w) * h * 3);
-  return at::from_blob(bytes.data(), {n, h, w, 3}, at::kByte).clone();
-}
-
 // [H, W] true inside the rectangle.
 at::Tensor rectangle(int w, int h, int x, int y, int rw, int rh) {
   at::Tensor m = at::zeros({h, w}, at::kBool);
