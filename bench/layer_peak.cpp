@@ -8,7 +8,7 @@
 // time; the fraction is of the peak of the same precision and thread count (fp32 layers of the
 // fp32 FMA peak, bf16 layers of the VDPBF16PS peak).
 //
-//   fma_peak [--runs N] [--json PATH] [--peaks-only]
+//   fma_peak [--runs N] [--json PATH] [--peaks-only] [--only TEXT]   (TEXT: layers whose name has it)
 //
 // Weights and inputs are random (N(0, 1) scaled to keep activations in range): the kernels'
 // speed does not depend on the values, only on shapes, layout and dtype.
@@ -31,11 +31,14 @@
 #include "fma_peak.h"
 #include "infer/conv_layout.h"
 #include "infer/threads.h"
+#include "infer/winograd_conv.h"
 #include "models/token_layers.h"
+#include "util/cpu_features.h"
 
 namespace fb = framelift::bench;
 namespace fi = framelift::infer;
 namespace fm = framelift::models;
+namespace fw = framelift::infer::winograd;
 
 namespace {
 
@@ -96,13 +99,17 @@ at::Tensor activations(int64_t c, int64_t h, int64_t w, at::ScalarType dtype) {
 }
 
 // A conv as read_conv stores it ([out, in, k, k] contiguous, bias [out]) after NativeModel::to.
-Layer conv(const std::string& name, int64_t in, int64_t out, int64_t k, int64_t h, int64_t w, at::ScalarType dtype) {
+Layer conv(const std::string& name, int64_t in, int64_t out, int64_t k, int64_t h, int64_t w, at::ScalarType dtype,
+           bool winograd = false) {
   const at::Tensor x = activations(in, h, w, dtype);
   const at::Tensor weight = (at::randn({out, in, k, k}) / std::sqrt(double(in * k * k))).to(dtype);
   const at::Tensor bias = at::zeros({out}).to(dtype);
   const int64_t pad = (k - 1) / 2;
   return {name, std::to_string(w) + "x" + std::to_string(h), double(out * in * k * k) * double(h * w),
-          [=] { return fi::conv2d(x, weight, bias, 1, pad); }};
+          [=] {
+            const fi::WinogradScope scope(winograd);
+            return fi::conv2d(x, weight, bias, 1, pad);
+          }};
 }
 
 struct Swin {
@@ -135,9 +142,26 @@ std::vector<Layer> swin_layers(const Swin& s, at::ScalarType dtype) {
   };
 }
 
+// The 3x3 convs again through Winograd F(4x4, 3x3) (infer/winograd_conv.h), the fp32 path of
+// `auto` on a CPU without bf16. GFLOP/s counts the direct convolution's 2 x MACs, so "of peak"
+// above 100% is what the 4x fewer multiplications buy.
+std::vector<Layer> winograd_layers() {
+  const int64_t h = 236, w = 320;
+  std::vector<Layer> out;
+  out.push_back(conv("Compact 3x3 conv 64->64, Winograd", 64, 64, 3, h, w, at::kFloat, true));
+  for (int64_t k = 0; k < 5; ++k)
+    out.push_back(conv("RRDB dense conv" + std::to_string(k + 1) + " " + std::to_string(64 + 32 * k) + "->" +
+                           std::to_string(k == 4 ? 64 : 32) + ", Winograd",
+                       64 + 32 * k, k == 4 ? 64 : 32, 3, h, w, at::kFloat, true));
+  out.push_back(conv("SPAN 3x3 conv 48->48, Winograd", 48, 48, 3, h, w, at::kFloat, true));
+  return out;
+}
+
 std::vector<Layer> layers(at::ScalarType dtype) {
   const int64_t h = 236, w = 320;  // Megamind at 320x236, the clip docs/performance.md runs
   std::vector<Layer> out;
+  if (dtype == at::kFloat && fw::vector_width() > 0)
+    for (Layer& l : winograd_layers()) out.push_back(std::move(l));
   out.push_back(conv("Compact 3x3 conv 64->64", 64, 64, 3, h, w, dtype));
   for (int64_t k = 0; k < 5; ++k)  // RRDB dense block: conv1..conv5 over 64 + 32 k channels
     out.push_back(conv("RRDB dense conv" + std::to_string(k + 1) + " " + std::to_string(64 + 32 * k) + "->" +
@@ -209,7 +233,7 @@ nlohmann::json to_json(const fb::CpuDescription& cpu, const std::vector<fb::Peak
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "fma_peak: %s\nusage: fma_peak [--runs N] [--json PATH] [--peaks-only]\n", why);
+  std::fprintf(stderr, "fma_peak: %s\nusage: fma_peak [--runs N] [--json PATH] [--peaks-only] [--only TEXT]\n", why);
   return 2;
 }
 
@@ -219,6 +243,7 @@ int main(int argc, char** argv) {
   int runs = 5;
   std::string json_path;
   bool peaks_only = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) {
@@ -226,6 +251,8 @@ int main(int argc, char** argv) {
       if (runs < 1) return usage("--runs: expected a count of 1 or more");
     } else if (a == "--json" && i + 1 < argc) {
       json_path = argv[++i];
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
     } else if (a == "--peaks-only") {
       peaks_only = true;
     } else {
@@ -242,10 +269,12 @@ int main(int argc, char** argv) {
   if (!peaks_only) {
     at::NoGradGuard no_grad;  // as NativeModel::forward runs
     std::vector<std::pair<std::string, at::ScalarType>> dtypes{{"fp32", at::kFloat}};
-    if (fb::has_isa(cpu, "avx512bf16")) dtypes.push_back({"bf16", at::kBFloat16});
+    // As --precision auto decides (FRAMELIFT_CPU_BF16=0 measures a CPU without bf16 on one with it).
+    if (fb::has_isa(cpu, "avx512bf16") && framelift::cpu_bf16_support().fast) dtypes.push_back({"bf16", at::kBFloat16});
     for (const auto& [name, dtype] : dtypes) {
       const double peak_1t = fb::best_peak(peaks, name, 1), peak = fb::best_peak(peaks, name, threads);
       for (Layer& l : layers(dtype)) {
+        if (l.name.find(only) == std::string::npos) continue;
         Timed t{std::move(l), name};
         at::set_num_threads(1);
         t.ms_1t = time_ms(t.layer.run, runs, process_cpu_s);

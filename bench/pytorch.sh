@@ -10,7 +10,10 @@
 # native Compact .pth of the same size.
 #   bench/pytorch.sh [BUILD_DIR] [ROUNDS] [JSON_OUT]
 # Environment: FRAMELIFT_BENCH_FRAMES (default 48 for Compact, a quarter of it for ESRGAN, whose
-# eager fp32 peer takes seconds a frame), FRAMELIFT_BENCH_SIZE (default 320x236).
+# eager fp32 peer takes seconds a frame), FRAMELIFT_BENCH_SIZE (default 320x236),
+# FRAMELIFT_BENCH_CPU: "no-bf16" runs both sides as on a CPU without bf16 (FRAMELIFT_CPU_BF16=0;
+# the expert peer in channels-last fp32, its fastest there: issue 36), "avx2" also limits oneDNN,
+# ATen and framelift's Winograd kernel to AVX2, as on an AVX2-only EPYC; empty: this CPU as it is.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -23,6 +26,13 @@ src=/usr/share/doc/opencv-doc/examples/data/Megamind.avi
 [ -x "$build/framelift" ] || { echo "bench/pytorch.sh: $build/framelift not built (run scripts/setup.sh)" >&2; exit 1; }
 [ -f "$models/2x-AniScale.pth" ] || { echo "bench/pytorch.sh: npm packages missing (run scripts/setup.sh --deps)" >&2; exit 1; }
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "bench/pytorch.sh: python3-torch missing (apt-get install python3-torch)" >&2; exit 1; }
+expert=expert
+case ${FRAMELIFT_BENCH_CPU:-} in
+  '') ;;
+  no-bf16) export FRAMELIFT_CPU_BF16=0; expert=expert-fp32 ;;
+  avx2) export FRAMELIFT_CPU_BF16=0 ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 FRAMELIFT_WINOGRAD_ISA=avx2; expert=expert-fp32 ;;
+  *) echo "bench/pytorch.sh: FRAMELIFT_BENCH_CPU: expected no-bf16 or avx2, got '$FRAMELIFT_BENCH_CPU'" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -48,7 +58,7 @@ run_config() {  # row-name weights config out
     fl) fl "$4" "$2" ;;
     fl32) fl "$4" "$2" --precision fp32 ;;
     pyd) py "$4" "$2" default ;;
-    pye) py "$4" "$2" expert ;;
+    pye) py "$4" "$2" "$expert" ;;
     catalog) fl "$4" realesr-animevideov3-x2 ;;
   esac
 }
@@ -65,6 +75,7 @@ done
 
 fps() { echo "$(nframes "$work/$2.clip.mkv") / $1" | bc -l; }
 med() { tr ' ' '\n' <<<"${t[$1]}" | grep . | median; }
+printf 'CPU: %s%s; pytorch expert = %s\n' "$(lscpu | sed -n 's/^Model name: *//p')" "${FRAMELIFT_BENCH_CPU:+ as $FRAMELIFT_BENCH_CPU}" "$expert"
 printf 'Megamind at %s (Compact and the catalog row: %s frames, ESRGAN: %s), libx264, median of %s alternating rounds (whole processes)\n\n' \
   "$size" "$frames" $((frames / 4)) "$rounds"
 printf '| model | framelift fps | framelift fp32 fps | pytorch default fps | pytorch expert fps | vs default | vs expert | auto vs fp32 | PSNR auto/fp32 dB | PSNR expert/fp32 dB |\n'

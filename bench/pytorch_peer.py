@@ -3,9 +3,10 @@
 does it (ffmpeg decodes to raw RGB on a pipe, eager PyTorch runs the network one frame at a
 time, ffmpeg encodes raw RGB from a pipe to x264), with the same .pth weights framelift runs.
 
-Two configurations: "default" (fp32, NCHW: what a user gets from the upstream script on a CPU)
-and "expert" (channels-last memory and bf16 weights and activations under inference_mode: what
-someone who knows oneDNN does). The networks are written here from their published structure
+Three configurations: "default" (fp32, NCHW: what a user gets from the upstream script on a CPU),
+"expert" (channels-last memory and bf16 weights and activations under inference_mode: what
+someone who knows oneDNN does on a CPU with AVX512-BF16) and "expert-fp32" (channels-last fp32
+under inference_mode: the same person on a CPU without bf16, where bf16 is emulated and slower). The networks are written here from their published structure
 (SRVGGNetCompact and RRDBNet), with hyper-parameters read off the checkpoint's shapes.
 
     bench/pytorch_peer.py WEIGHTS.pth INPUT OUTPUT MODE [FRAMES]
@@ -159,8 +160,12 @@ def main():
     net, scale = load(weights)
     net.eval()
     dtype = torch.float32
+    if mode not in ("default", "expert", "expert-fp32"):
+        sys.exit(f"pytorch_peer.py: unknown mode {mode}")
+    if mode.startswith("expert"):
+        net = net.to(memory_format=torch.channels_last)
     if mode == "expert":
-        net = net.to(memory_format=torch.channels_last).bfloat16()
+        net = net.bfloat16()
         dtype = torch.bfloat16
     w, h, rate = probe(src)
     dec = subprocess.Popen(["ffmpeg", "-v", "error", "-i", src] + (["-frames:v", str(frames)] if frames else []) +
@@ -177,7 +182,7 @@ def main():
                 break
             x = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(h, w, 3).permute(2, 0, 1).unsqueeze(0)
             x = x.to(dtype) / 255.0
-            if mode == "expert":
+            if mode.startswith("expert"):
                 x = x.contiguous(memory_format=torch.channels_last)
             y = net(x).float().clamp_(0, 1).mul_(255).round_().to(torch.uint8)
             enc.stdin.write(y[0].permute(1, 2, 0).contiguous().numpy().tobytes())

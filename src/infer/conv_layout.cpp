@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "infer/device.h"
+#include "infer/winograd_conv.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -116,6 +117,18 @@ ConvShape shape_of(const at::Tensor& weight, int64_t stride, int64_t padding, in
           stride,               padding,                 dilation,       groups};
 }
 
+// The convolution by Winograd with `activation` fused, or nothing where it does not apply.
+std::optional<at::Tensor> by_winograd(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride,
+                                      int64_t padding, int64_t dilation, int64_t groups,
+                                      winograd::Activation activation = winograd::Activation::None,
+                                      const at::Tensor& slopes = {}, float slope = 0) {
+  if (!winograd_applies(x, weight, stride, padding, dilation, groups)) return std::nullopt;
+  if (active_recorder)
+    active_recorder->record(shape_of(weight, stride, padding, dilation, groups), "channels-last winograd",
+                            "fp32 3x3 by Winograd F(4x4,3x3)");
+  return winograd_conv2d(x, weight, bias, activation, slopes, slope).contiguous(x.suggest_memory_format());
+}
+
 }  // namespace
 
 std::string layout_name(ConvLayout layout) { return layout == ConvLayout::Nchw ? "nchw" : "channels-last"; }
@@ -151,8 +164,10 @@ std::string ConvShape::describe() const {
   return text;
 }
 
+
 at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride, int64_t padding,
                   int64_t dilation, int64_t groups) {
+  if (auto y = by_winograd(x, weight, bias, stride, padding, dilation, groups)) return *y;
   const ConvShape s = shape_of(weight, stride, padding, dilation, groups);
   const ConvChoice c = choose(s, x, weight, bias);
   if (!c.chosen) {
@@ -166,6 +181,25 @@ at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
   // otherwise mix layouts and run strided. Two transposes of one map cost little next to a kernel
   // of 25 taps or more.
   return y.contiguous(x.suggest_memory_format());
+}
+
+at::Tensor conv2d_prelu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride,
+                        int64_t padding, const at::Tensor& slopes) {
+  if (slopes.scalar_type() == at::kFloat && (slopes.numel() == 1 || slopes.numel() == weight.size(0))) {
+    const bool one = slopes.numel() == 1;
+    if (auto y = by_winograd(x, weight, bias, stride, padding, 1, 1,
+                             one ? winograd::Activation::Uniform : winograd::Activation::PerChannel, one ? at::Tensor() : slopes,
+                             one ? slopes.item<float>() : 0.0f))
+      return *y;
+  }
+  return at::prelu(conv2d(x, weight, bias, stride, padding), slopes);
+}
+
+at::Tensor conv2d_leaky_relu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride,
+                             int64_t padding, double slope) {
+  if (auto y = by_winograd(x, weight, bias, stride, padding, 1, 1, winograd::Activation::Uniform, {}, float(slope))) return *y;
+  at::Tensor y = conv2d(x, weight, bias, stride, padding);
+  return at::leaky_relu_(y, slope);
 }
 
 ConvLayoutRecorder::ConvLayoutRecorder() { active_recorder = this; }

@@ -71,6 +71,14 @@ struct ConvChoice {
 at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride, int64_t padding,
                   int64_t dilation = 1, int64_t groups = 1);
 
+// at::prelu(conv2d(...), slopes) (slopes [out] or [1]) and at::leaky_relu(conv2d(...), slope):
+// where the convolution runs by Winograd (infer/winograd_conv.h) the activation is fused into its
+// output transform, saving a pass over the map; elsewhere the two ops run one after the other.
+at::Tensor conv2d_prelu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride,
+                        int64_t padding, const at::Tensor& slopes);
+at::Tensor conv2d_leaky_relu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride,
+                             int64_t padding, double slope);
+
 // What the layers of one forward pass on this thread ran in: every conv2d() call between
 // construction and destruction is counted by shape and the layout it actually took. For
 // `models info` and tests. Scopes do not nest (the inner one counts, the outer one misses those).

@@ -22,6 +22,7 @@
 
 #include "infer/conv_layout.h"
 #include "infer/memory_budget.h"
+#include "infer/winograd_conv.h"
 #include "util/cpu_features.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -102,6 +103,13 @@ ExecutionTarget resolve_target(const std::string& device, const std::string& pre
   ExecutionTarget t;
   t.device = parse_device(device);
   t.dtype = parse_precision(precision, t.device.is_cuda(), reduced, t.precision_reason);
+  // Where auto would have taken bf16 had the CPU had it, its fp32 takes Winograd instead: the
+  // network tolerates reduced precision, and Winograd's error is bf16's divided by ~100.
+  const bool automatic = precision.empty() || precision == "auto";
+  const ConvAlgoPolicy algo = conv_algo_policy();  // a wrong FRAMELIFT_CONV_ALGO fails here, before any work
+  t.winograd = automatic && !t.device.is_cuda() && t.dtype == c10::kFloat && reduced.bf16 &&
+               !cpu_bf16_support().fast && winograd::vector_width() > 0 && algo != ConvAlgoPolicy::Direct;
+  if (t.winograd) t.precision_reason += "; 3x3 convolutions by Winograd F(4x4,3x3), --precision fp32 for the exact reference";
   if (!t.device.is_cuda() && t.dtype == c10::kHalf)
     throw Error(ErrorKind::Usage, "--precision fp16 needs a CUDA device (libtorch has no fp16 convolutions on CPU); use fp32 or bf16");
   conv_layout_policy();  // a wrong FRAMELIFT_CONV_LAYOUT fails here, before any work

@@ -21,6 +21,9 @@ struct ExecutionTarget {
   c10::ScalarType dtype = c10::kFloat;
   // Why this precision: "--precision fp32", "auto: AVX512-BF16 on this CPU", "auto: CUDA", ...
   std::string precision_reason;
+  // fp32 3x3 convolutions by Winograd F(4x4, 3x3) (infer/winograd_conv.h): what `auto` takes on a
+  // CPU without bf16, for networks that run in bf16 where it is fast. Never under --precision fp32.
+  bool winograd = false;
   bool is_cuda() const { return device.is_cuda(); }
   std::string describe() const;  // "cpu fp32", "cuda:0 fp16 (NVIDIA H100 80GB HBM3)"
   // describe() and why: "cpu bf16 (auto: AVX512-BF16 on this CPU; --precision fp32 for ...)".
@@ -34,8 +37,9 @@ struct ReducedPrecisions {
 
 // device: "auto" (CUDA when present, else CPU), "cpu", "cuda", "cuda:N".
 // precision: "auto" or "" (the default): fp16 on CUDA, bf16 on CPUs that multiply bf16 natively
-// (cpu_features.h), fp32 elsewhere, each only where the network runs in it (`reduced`); "fp32"
-// (the reference path), "fp16", "bf16".
+// (cpu_features.h), fp32 elsewhere, each only where the network runs in it (`reduced`), and fp32
+// with Winograd 3x3 convolutions where bf16 would run but the CPU lacks it (see `winograd`);
+// "fp32" (the reference path: direct convolutions), "fp16", "bf16".
 // Throws Error(Usage) for malformed values, Error(Resource) for a CUDA device that is not there,
 // and for fp16 on CPU (libtorch has no fp16 convolutions on CPU).
 ExecutionTarget resolve_target(const std::string& device, const std::string& precision,

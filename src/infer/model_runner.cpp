@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "infer/winograd_conv.h"
 #include "util/log.h"
 #include "util/profiler.h"
 
@@ -54,6 +55,7 @@ int ModelRunner::tile_for(int64_t height, int64_t width) {
 
 at::Tensor ModelRunner::run(const at::Tensor& frames) {
   at::InferenceMode guard;
+  const WinogradScope winograd(options_.target.winograd);
   const int64_t h = frames.size(2), w = frames.size(3);
   at::Tensor x;
   {

@@ -15,6 +15,7 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -27,7 +28,9 @@ namespace {
 constexpr double kSlope = 0.2;
 constexpr double kResidualScale = 0.2;
 
-at::Tensor lrelu(at::Tensor x) { return at::leaky_relu_(x, kSlope); }
+at::Tensor conv_lrelu(const Conv2d& c, const at::Tensor& x) {
+  return infer::conv2d_leaky_relu(x, c.weight, c.bias, c.stride, c.padding, kSlope);
+}
 
 // Old ESRGAN: top-level convs after the trunk, in order, are the upscaling convs, conv_hr and
 // conv_last; their indices depend on the scale, so they are named by rank.
@@ -100,7 +103,9 @@ struct DenseBlock {
 
   at::Tensor operator()(const at::Tensor& x) const {
     std::vector<at::Tensor> feats{x};
-    for (int i = 0; i < 4; ++i) feats.push_back(lrelu(conv[i](at::cat(feats, 1))));
+    for (int i = 0; i < 4; ++i) {
+      feats.push_back(conv_lrelu(conv[i], at::cat(feats, 1)));
+    }
     return conv[4](at::cat(feats, 1)).mul_(kResidualScale).add_(x);
   }
 };
@@ -139,8 +144,8 @@ class RrdbNet : public NativeModel {
     at::Tensor trunk = feat;
     for (const auto& block : blocks_) trunk = block(trunk);
     feat = conv_body_(trunk).add_(feat);
-    for (const auto& up : ups_) feat = lrelu(up(upsample_nearest(feat, 2)));
-    return conv_last_(lrelu(conv_hr_(feat)));
+    for (const auto& up : ups_) feat = conv_lrelu(up, upsample_nearest(feat, 2));
+    return conv_last_(conv_lrelu(conv_hr_, feat));
   }
 
   void visit_weights(const TensorVisitor& f) override {

@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 
 #include "arch/declaration.h"
+#include "infer/conv_layout.h"
 #include "models/builtin_architectures.h"
 #include "models/native_model.h"
 #include "models/state_dict_keys.h"
@@ -49,7 +50,10 @@ class SrvggCompact : public NativeModel {
  protected:
   at::Tensor run(const at::Tensor& x) override {
     at::Tensor y = x;
-    for (size_t i = 0; i < slopes_.size(); ++i) y = at::prelu(convs_[i](y), slopes_[i]);
+    for (size_t i = 0; i < slopes_.size(); ++i) {
+      const Conv2d& c = convs_[i];
+      y = infer::conv2d_prelu(y, c.weight, c.bias, c.stride, c.padding, slopes_[i]);
+    }
     y = at::pixel_shuffle(convs_.back()(y), shape_.scale);
     // With out != in channels there is no residual to add (upstream would fail too); only 3->3 and
     // 1->1 models exist in practice.

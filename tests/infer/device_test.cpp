@@ -10,6 +10,7 @@
 #include <string>
 
 #include "infer/device.h"
+#include "infer/winograd_f43.h"
 #include "support/cpu_flags.h"
 #include "util/error.h"
 
@@ -44,12 +45,27 @@ TEST(Device, CpuAutoIsBf16WhereTheCpuMultipliesItNatively) {
     const ExecutionTarget f = resolve_target("cpu", "");
     EXPECT_EQ(f.dtype, c10::kFloat);
     EXPECT_EQ(f.describe(), "cpu fp32");
-    EXPECT_EQ(f.describe_with_reason(), "cpu fp32 (auto: FRAMELIFT_CPU_BF16=0 on this CPU)");
+    if (framelift::infer::winograd::vector_width() > 0) {
+      EXPECT_TRUE(f.winograd);
+      EXPECT_EQ(f.describe_with_reason(),
+                "cpu fp32 (auto: FRAMELIFT_CPU_BF16=0 on this CPU; 3x3 convolutions by Winograd F(4x4,3x3), --precision fp32 "
+                "for the exact reference)");
+    } else {
+      EXPECT_EQ(f.describe_with_reason(), "cpu fp32 (auto: FRAMELIFT_CPU_BF16=0 on this CPU)");
+    }
+    EXPECT_FALSE(resolve_target("cpu", "fp32").winograd) << "--precision fp32 is the direct reference";
+    EXPECT_FALSE(resolve_target("cpu", "", {.bf16 = false, .fp16 = false}).winograd)
+        << "a network declared fp32-only keeps direct convolutions";
+    {
+      ScopedEnv direct("FRAMELIFT_CONV_ALGO", "direct");
+      EXPECT_FALSE(resolve_target("cpu", "").winograd);
+    }
   }
   {
     ScopedEnv on("FRAMELIFT_CPU_BF16", "1");
     const ExecutionTarget b = resolve_target("cpu", "");
     EXPECT_EQ(b.dtype, c10::kBFloat16);
+    EXPECT_FALSE(b.winograd) << "bf16 where the CPU has it";
     EXPECT_NE(b.describe_with_reason().find("--precision fp32 for the exact reference"), std::string::npos);
     // A network declared without a bf16 path stays fp32 under auto.
     EXPECT_EQ(resolve_target("cpu", "", {.bf16 = false, .fp16 = false}).dtype, c10::kFloat);
