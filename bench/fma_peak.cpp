@@ -11,6 +11,7 @@
 #include <atomic>
 #include <ctime>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -288,9 +289,13 @@ std::vector<Peak> measure_peaks(const CpuDescription& cpu, int threads, int runs
 }
 
 double best_peak(const std::vector<Peak>& peaks, const std::string& dtype, int threads) {
+  // ONEDNN_MAX_CPU_ISA=AVX2 (bench/pytorch.sh's FRAMELIFT_BENCH_CPU=avx2: an AVX2-only EPYC on an
+  // AVX-512 machine) limits the layers to 256-bit vectors, so their peak is the 256-bit one.
+  const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const int max_bits = isa && std::string(isa) == "AVX2" ? 256 : 512;
   double best = 0;
   for (const Peak& p : peaks)
-    if (p.dtype == dtype && p.threads == threads && p.value_ok) best = std::max(best, p.gflops);
+    if (p.dtype == dtype && p.threads == threads && p.value_ok && p.vector_bits <= max_bits) best = std::max(best, p.gflops);
   return best;
 }
 

@@ -45,7 +45,17 @@ make_clip "$work/catalog.clip.mkv" "$frames"
 . "$here/bench/bench_lib.sh"
 
 fl() { "$build/framelift" upscale -i "$clip" -o "$1" -m "$2" -c libx264 --no-job -y --progress none "${@:3}"; }
-py() { /usr/bin/python3 "$here/bench/pytorch_peer.py" "$2" "$clip" "$1" "$3"; }
+# The expert peer also keeps glibc from returning freed memory to the kernel: eager PyTorch
+# allocates every layer's output afresh, and where page faults are dear (the VMs these numbers
+# come from: a conv + PReLU took 103 ms against 15 ms for the conv alone) each 20 MB map would
+# otherwise be faulted in again. An expert tunes that away; the default peer runs as it comes.
+expert_malloc=(MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=68719476736 MALLOC_TOP_PAD_=1073741824)
+py() {
+  case $3 in
+    expert*) env "${expert_malloc[@]}" /usr/bin/python3 "$here/bench/pytorch_peer.py" "$2" "$clip" "$1" "$3" ;;
+    *) /usr/bin/python3 "$here/bench/pytorch_peer.py" "$2" "$clip" "$1" "$3" ;;
+  esac
+}
 clip=''
 nframes() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
 

@@ -9,7 +9,7 @@ namespace framelift::cli {
 void add_inference_options(CLI::App* cmd, InferenceArgs& a) {
   auto* g = "Inference (defaults for every AI stage)";
   cmd->add_option("--device", a.device, "auto (CUDA when present), cpu, cuda, cuda:N")->capture_default_str()->group(g);
-  cmd->add_option("--precision", a.precision, "auto (default: fp16 on CUDA, bf16 on CPUs with AMX-BF16 or AVX512-BF16, else fp32), fp32 (the exact reference), fp16 or bf16")->group(g);
+  cmd->add_option("--precision", a.precision, "auto (default: fp16 on CUDA, bf16 on CPUs with AMX-BF16 or AVX512-BF16, else fp32 with Winograd 3x3 convolutions), fp32 (the exact reference), fp16 or bf16")->group(g);
   cmd->add_option("--threads", a.threads, "CPU threads (default: the CPUs this process may use)")->group(g);
   cmd->add_option("--tile", a.tile, "Tile size in input pixels (0: from the memory available)")->capture_default_str()->group(g);
   cmd->add_option("--tile-overlap", a.tile_overlap, "Context pixels around each tile (default: the model's)")->group(g);

@@ -125,7 +125,7 @@ at::Tensor winograd_conv2d(const at::Tensor& x, const at::Tensor& weight, const 
   const size_t scratch = winograd::scratch_floats(p);
   const float* in = input.data_ptr<float>();
   float* o = out.data_ptr<float>();
-  at::parallel_for(0, n * blocks, 1, [&](int64_t first, int64_t end) {
+  auto run_blocks = [&](int64_t first, int64_t end) {
     float* buffer = thread_scratch(scratch);
     for (int64_t i = first; i < end; ++i) {
       winograd::Problem q = p;
@@ -134,7 +134,10 @@ at::Tensor winograd_conv2d(const at::Tensor& x, const at::Tensor& weight, const 
       const int64_t t0 = (i % blocks) * per_block;
       winograd::run_tiles(q, t0, std::min(t0 + per_block, p.tiles()), buffer);
     }
-  });
+  };
+  // One thread: no OpenMP region at all, so the pool's other threads stay asleep.
+  if (at::get_num_threads() == 1) run_blocks(0, n * blocks);
+  else at::parallel_for(0, n * blocks, 1, run_blocks);
   return out;
 }
 

@@ -111,8 +111,16 @@ void output_tile(const Problem& p, int64_t ty, int64_t tx, int64_t k0, const flo
 // m[r][n * VW ...] = sum_i v[r][i] * u[i][n * VW ...] for R rows and NBK vectors of outputs.
 template <int NBK>
 inline void micro_kernel(const float* v, const float* u, float* m, int64_t c, int64_t kp) {
-  vec acc[R][NBK] = {};
-  for (int64_t i = 0; i < c; ++i) {
+  // The first step assigns rather than adds: zero-initialised accumulators made GCC clear a
+  // stack copy of them on every call.
+  vec acc[R][NBK];
+  {
+    vec b[NBK];
+    for (int n = 0; n < NBK; ++n) b[n] = load(u + n * VW);
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < NBK; ++n) acc[r][n] = v[r * c] * b[n];
+  }
+  for (int64_t i = 1; i < c; ++i) {
     vec b[NBK];
     for (int n = 0; n < NBK; ++n) b[n] = load(u + i * kp + n * VW);
     for (int r = 0; r < R; ++r) {

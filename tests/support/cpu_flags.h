@@ -16,4 +16,13 @@ inline bool cpu_flags_have_bf16() {
   return false;
 }
 
+// AVX2 and FMA: where framelift's Winograd kernel runs (src/infer/winograd_f43.cpp).
+inline bool cpu_flags_have_avx2_fma() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) return line.find(" avx2") != std::string::npos && line.find(" fma") != std::string::npos;
+  return false;
+}
+
 }  // namespace framelift::test
