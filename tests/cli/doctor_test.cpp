@@ -12,6 +12,7 @@
 #include "cli/cli_runner.h"
 #include "net/local_http_server.h"
 #include "net/silent_tcp_port.h"
+#include "support/cpu_flags.h"
 #include "support/small_disk.h"
 
 namespace fs = std::filesystem;
@@ -123,6 +124,8 @@ TEST_F(Doctor, PrecisionLineFollowsTheCpuAndTheBf16Override) {
       << r.output;
   r = doctor("--offline", "FRAMELIFT_CPU_BF16=0");
   EXPECT_TRUE(line_starting(r.output, "precision auto: fp32 (FRAMELIFT_CPU_BF16=0) \u2014 ")) << r.output;
+  // fp32 under auto takes Winograd where the CPU has AVX2 and FMA (issue 36), and doctor says so.
+  EXPECT_EQ(r.output.find("3x3 convolutions by Winograd") != std::string::npos, cpu_flags_have_avx2_fma()) << r.output;
   r = doctor("--offline", "FRAMELIFT_CPU_BF16=1");
   EXPECT_TRUE(line_starting(r.output, "precision auto: bf16 (FRAMELIFT_CPU_BF16=1) \u2014 ")) << r.output;
   EXPECT_EQ(doctor_json("--offline", "FRAMELIFT_CPU_BF16=1")["cpu"]["auto_precision"], "bf16");
