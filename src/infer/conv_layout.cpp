@@ -164,7 +164,6 @@ std::string ConvShape::describe() const {
   return text;
 }
 
-
 at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, int64_t stride, int64_t padding,
                   int64_t dilation, int64_t groups) {
   if (auto y = by_winograd(x, weight, bias, stride, padding, dilation, groups)) return *y;

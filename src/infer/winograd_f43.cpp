@@ -33,9 +33,9 @@ constexpr double G[6][3] = {{1.0 / 4, 0, 0},
                             {1.0 / 24, -1.0 / 12, 1.0 / 6},
                             {0, 0, 1}};
 
-}  // namespace
+std::atomic<int> cap{0};  // cap_vector_width()'s value; 0: none
 
-std::atomic<int> cap{0};
+}  // namespace
 
 int vector_width() {
   static const int detected = detect_vector_width();

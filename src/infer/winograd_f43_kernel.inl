@@ -22,7 +22,6 @@ inline vec load(const float* p) {
   return v;
 }
 inline void store(float* p, vec v) { std::memcpy(p, &v, sizeof v); }
-inline vec splat(float s) { return vec{} + s; }
 
 // B^T d for six inputs a stride apart (d0..d5) into six outputs.
 inline void input_1d(const vec* d, int ds, vec* r, int rs) {
@@ -63,17 +62,16 @@ void input_tile(const Problem& p, int64_t ty, int64_t tx, int64_t c0, float* v, 
   for (int xi = 0; xi < 36; ++xi) store(v + (xi * rows + t) * p.c + c0, d[xi]);
 }
 
-inline vec activate(const Problem& p, vec x, int64_t k0) {
-  switch (p.activation) {
-    case Activation::None: return x;
-    case Activation::PerChannel: {
-      float s[VW] = {};
-      std::memcpy(s, p.slopes + k0, sizeof(float) * std::min<int64_t>(VW, p.k - k0));
-      return x > 0 ? x : x * load(s);
-    }
-    case Activation::Uniform: return x > 0 ? x : x * p.slope;
-  }
-  return x;
+// `lanes` floats of `from` (nullptr: none) and zeros after them: a channel block's bias or slopes.
+inline vec load_partial(const float* from, int64_t lanes) {
+  float b[VW] = {};
+  if (from) std::memcpy(b, from, sizeof(float) * lanes);
+  return load(b);
+}
+
+// x, then the activation with `slopes` (one a lane; for Uniform every lane holds p.slope).
+inline vec activate(const Problem& p, vec x, vec slopes) {
+  return p.activation == Activation::None ? x : x > 0 ? x : x * slopes;
 }
 
 // One tile's 4x4 outputs for channels [k0, k0 + VW) from m[xi][t][kp]: A^T m A, bias, activation.
@@ -83,19 +81,15 @@ void output_tile(const Problem& p, int64_t ty, int64_t tx, int64_t k0, const flo
   for (int j = 0; j < 6; ++j) output_1d(a + j, 6, s + j, 6);     // columns: s[4][6]
   for (int i = 0; i < 4; ++i) output_1d(s + 6 * i, 1, o + 4 * i, 1);  // rows: o[4][4]
   const int64_t lanes = std::min<int64_t>(VW, p.k - k0);
-  vec bias{};
-  if (p.bias) {
-    float b[VW] = {};
-    std::memcpy(b, p.bias + k0, sizeof(float) * lanes);
-    bias = load(b);
-  }
+  const vec bias = load_partial(p.bias ? p.bias + k0 : nullptr, lanes);
+  const vec slopes = p.activation == Activation::PerChannel ? load_partial(p.slopes + k0, lanes) : vec{} + p.slope;
   for (int i = 0; i < 4; ++i) {
     const int64_t y = 4 * ty + i;
     if (y >= p.h) break;
     for (int j = 0; j < 4; ++j) {
       const int64_t x = 4 * tx + j;
       if (x >= p.w) break;
-      const vec out = activate(p, o[i * 4 + j] + bias, k0);
+      const vec out = activate(p, o[i * 4 + j] + bias, slopes);
       float* dst = p.output + (y * p.w + x) * p.k + k0;
       if (lanes == VW) {
         store(dst, out);
