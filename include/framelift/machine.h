@@ -43,6 +43,9 @@ struct CpuReport {
   std::string auto_precision;    // what `--precision auto` runs a model in on the CPU: "bf16" or "fp32"
   std::string auto_precision_why;  // "AMX-BF16", "AVX512-BF16", "no AMX-BF16 or AVX512-BF16", "FRAMELIFT_CPU_BF16=0"
   bool amx = false;              // AMX-BF16 tiles (bf16 about 6x fp32 rather than 2x)
+  // auto's fp32 runs 3x3 convolutions by Winograd here (no bf16, an AVX2 or AVX-512 kernel, not
+  // turned off by FRAMELIFT_CONV_ALGO=direct): the decision runs make, not a guess from `flags`.
+  bool auto_winograd = false;
 };
 
 struct MemoryReport {

@@ -50,7 +50,9 @@ CpuReport read_cpu() {
   for (const char* f : kFlags) cpu.flags.emplace_back(f, flags.count(f) > 0);
 
   const CpuBf16Support bf16 = cpu_bf16_support();
-  cpu.auto_precision = infer::precision_name(infer::resolve_target("cpu", "auto").dtype);
+  const infer::ExecutionTarget automatic = infer::resolve_target("cpu", "auto");
+  cpu.auto_precision = infer::precision_name(automatic.dtype);
+  cpu.auto_winograd = automatic.winograd;
   cpu.auto_precision_why = bf16.why;
   cpu.amx = bf16.amx;
   return cpu;

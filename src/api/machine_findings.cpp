@@ -47,15 +47,7 @@ void add_cpu(const CpuReport& c, Findings& out) {
 
 void add_precision(const CpuReport& c, Findings& out) {
   const std::string value = str(c.auto_precision, " (", c.auto_precision_why, ")");
-  // fp32 under auto runs the 3x3 convolutions by Winograd where the kernel has AVX2 and FMA
-  // (infer/winograd_f43.h; the same flags it checks).
-  bool avx2 = false, fma = false;
-  for (const auto& [flag, present] : c.flags) {
-    if (flag == "avx2") avx2 = present;
-    if (flag == "fma") fma = present;
-  }
-  const std::string winograd = c.auto_precision == "fp32" && avx2 && fma
-                                   ? "; 3x3 convolutions by Winograd F(4x4,3x3), ~2x the direct fp32 path" : "";
+  const std::string winograd = c.auto_winograd ? "; 3x3 convolutions by Winograd F(4x4,3x3), ~2x the direct fp32 path" : "";
   std::string meaning;
   if (c.auto_precision_why.rfind("FRAMELIFT_CPU_BF16=", 0) == 0) meaning = "forced by FRAMELIFT_CPU_BF16 (unset it for the detected choice)" + winograd;
   else if (c.auto_precision == "bf16" && c.amx) meaning = "~6x fp32 on this CPU (AMX tiles); --precision fp32 for the exact reference";

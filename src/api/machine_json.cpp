@@ -22,7 +22,8 @@ json cpu_json(const CpuReport& c) {
           {"flags", flags},
           {"auto_precision", c.auto_precision},
           {"auto_precision_why", c.auto_precision_why},
-          {"amx", c.amx}};
+          {"amx", c.amx},
+          {"auto_winograd", c.auto_winograd}};
 }
 
 json gpu_json(const GpuReport& g) {

@@ -130,6 +130,11 @@ TEST_F(Doctor, PrecisionLineFollowsTheCpuAndTheBf16Override) {
   EXPECT_TRUE(line_starting(r.output, "precision auto: bf16 (FRAMELIFT_CPU_BF16=1) \u2014 ")) << r.output;
   EXPECT_EQ(doctor_json("--offline", "FRAMELIFT_CPU_BF16=1")["cpu"]["auto_precision"], "bf16");
   EXPECT_EQ(doctor_json("--offline", "FRAMELIFT_CPU_BF16=0")["cpu"]["auto_precision"], "fp32");
+  // What runs decide, not a guess from the flags: off with bf16, and when FRAMELIFT_CONV_ALGO turns it off.
+  EXPECT_EQ(doctor_json("--offline", "FRAMELIFT_CPU_BF16=0")["cpu"]["auto_winograd"], cpu_flags_have_avx2_fma());
+  EXPECT_EQ(doctor_json("--offline", "FRAMELIFT_CPU_BF16=1")["cpu"]["auto_winograd"], false);
+  r = doctor("--offline", "FRAMELIFT_CPU_BF16=0 FRAMELIFT_CONV_ALGO=direct");
+  EXPECT_EQ(r.output.find("Winograd"), std::string::npos) << r.output;
 }
 
 TEST_F(Doctor, JsonHoldsWhatTheTextSays) {
