@@ -163,22 +163,26 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   // What the output must hold, in its stream order: checked on the written file before it takes
   // the final name (jobs/output_check.h). Packet counts are filled in as they are written.
   std::vector<PromisedStream> promised;
-  std::map<int, size_t> promise_of;  // input stream -> its entry in `promised`
+  std::vector<int> promised_out;  // each promise's output stream (-1: a stream left out)
   for (unsigned i = 0; i < source.format()->nb_streams; ++i) {
     const AVStream* st = source.format()->streams[i];
     if (int(i) == source.video_index()) {
       video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
       promised.push_back({int(i), AVMEDIA_TYPE_VIDEO, first.video_stream()->codecpar->codec_id, 0});
+      promised_out.push_back(video_out);
     } else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) {
       AVMediaType type = st->codecpar->codec_type;
+      AVCodecID codec = st->codecpar->codec_id;
+      int out = -1;
       // FRAMELIFT_FAIL_AT=lose-stream:N (util/crash_point.h): the test's stand-in for a stream
       // lost on the way, which only the read-back of the written file may catch.
       if (!failure_point("lose-stream")) {
-        copied[int(i)] = mux.add_copy(st);
-        if (!mux.keeps_packets(copied[int(i)])) type = AVMEDIA_TYPE_ATTACHMENT;  // cover art in Matroska
+        out = copied[int(i)] = mux.add_copy(st);
+        if (!mux.keeps_packets(out)) type = AVMEDIA_TYPE_ATTACHMENT;  // cover art in Matroska
+        codec = mux.codec(out);  // a converted subtitle's
       }
-      promise_of[int(i)] = promised.size();
-      promised.push_back({int(i), type, st->codecpar->codec_id, 0});
+      promised.push_back({int(i), type, codec, 0});
+      promised_out.push_back(out);
     }
   }
   // HDR metadata that only the frames carry (HEVC SEI) went onto the stream in one pass; the
@@ -225,9 +229,7 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
       const bool past_end = video_end != INT64_MAX && opkt->pts != AV_NOPTS_VALUE &&
                             av_compare_ts(opkt->pts, otb, video_end, plan.time_base) > 0;
       if (!past_end) {
-        const int out = copied[opkt->stream_index];
-        if (mux.keeps_packets(out)) ++promised[promise_of[opkt->stream_index]].packets;
-        mux.write(opkt.get(), otb, out);
+        mux.write(opkt.get(), otb, copied[opkt->stream_index]);
         ++report.other_packets;
       }
       have_other = read_other();
@@ -241,8 +243,8 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   check_packets_as_planned(spec, plan, read_packets);
   throw_if_stop_requested();
   mux.close();
-  for (PromisedStream& p : promised)
-    if (p.input_index == source.video_index()) p.packets = report.video_frames;
+  for (size_t i = 0; i < promised.size(); ++i)
+    if (promised_out[i] >= 0) promised[i].packets = mux.packets_written(promised_out[i]);
   check_output_streams(mux.temp_path(), spec.output, promised, keeps_packets_one_to_one(mux));
   record_assembly(dir, mux.temp_path());
   try {

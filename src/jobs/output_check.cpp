@@ -6,6 +6,7 @@ extern "C" {
 
 #include "media/av_error.h"
 #include "media/av_ptr.h"
+#include "media/subtitle_converter.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -50,7 +51,9 @@ std::vector<Found> read_back(const std::filesystem::path& file, const std::files
   for (unsigned i = 0; i < raw->nb_streams; ++i) found.push_back(found_stream(raw->streams[i]));
   media::PacketPtr pkt = media::make_packet();
   while ((ret = av_read_frame(raw, pkt.get())) >= 0) {
-    if (pkt->stream_index >= 0 && size_t(pkt->stream_index) < found.size()) ++found[size_t(pkt->stream_index)].packets;
+    if (pkt->stream_index >= 0 && size_t(pkt->stream_index) < found.size() &&
+        !media::is_empty_subtitle_sample(found[size_t(pkt->stream_index)].codec, *pkt))
+      ++found[size_t(pkt->stream_index)].packets;
     av_packet_unref(pkt.get());
   }
   if (ret != AVERROR_EOF)

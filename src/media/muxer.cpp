@@ -170,10 +170,9 @@ int Muxer::add_copy(const AVStream* source) {
     return add_cover_attachment(source);
   if (par->codec_type != AVMEDIA_TYPE_ATTACHMENT &&
       avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
-    throw Error(ErrorKind::Output,
-                str(final_path_.string(), ": the ", format_->oformat->name, " container cannot hold the ",
-                    av_get_media_type_string(par->codec_type), " stream #", source->index, " (",
-                    avcodec_get_name(par->codec_id), "); use .mkv, which holds every stream"));
+    const AVCodecID target = text_subtitle_target(format_->oformat, par->codec_id);
+    if (target == AV_CODEC_ID_NONE) throw Error(ErrorKind::Output, cannot_hold(source));
+    return add_converted_subtitle(source, target);
   }
   AVStream* st = avformat_new_stream(format_.get(), nullptr);
   if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
@@ -188,6 +187,35 @@ int Muxer::add_copy(const AVStream* source) {
     add_stream_side_data(st->index, sd.type, sd.data, sd.size);
   }
   return st->index;
+}
+
+int Muxer::add_converted_subtitle(const AVStream* source, AVCodecID target) {
+  const std::string what = str(final_path_.string(), ": subtitle stream #", source->index);
+  auto converter = std::make_unique<SubtitleConverter>(source, target, what);
+  AVStream* st = avformat_new_stream(format_.get(), nullptr);
+  if (!st) throw Error(ErrorKind::Resource, "out of memory adding a stream");
+  converter->fill_parameters(st->codecpar);
+  st->time_base = source->time_base;
+  st->disposition = source->disposition;
+  av_dict_copy(&st->metadata, source->metadata, 0);
+  log::warn(what, " (", avcodec_get_name(source->codecpar->codec_id), ") is converted to ", avcodec_get_name(target),
+            ": the ", format_->oformat->name, " container cannot hold it as it is; its text and timing are kept");
+  converters_[st->index] = std::move(converter);
+  return st->index;
+}
+
+// The refusal of a stream this container cannot hold, with a container that can.
+std::string Muxer::cannot_hold(const AVStream* source) const {
+  const AVCodecID id = source->codecpar->codec_id;
+  const char* kind = av_get_media_type_string(source->codecpar->codec_type);
+  std::string line = str(final_path_.string(), ": the ", format_->oformat->name, " container cannot hold the ",
+                         kind ? kind : "data", " stream #", source->index, " (", avcodec_get_name(id), ")");
+  for (auto [name, extension] : {std::pair{"matroska", ".mkv"}, {"mp4", ".mp4"}, {"mov", ".mov"}}) {
+    const AVOutputFormat* other = av_guess_format(name, nullptr, nullptr);
+    if (other && other != format_->oformat && avformat_query_codec(other, id, FF_COMPLIANCE_NORMAL) == 1)
+      return str(line, "; use ", extension, ", which holds it");
+  }
+  return str(line, "; remux the input without it first (ffmpeg -i INPUT -map 0 -map -0:", source->index, " -c copy OUTPUT)");
 }
 
 void Muxer::copy_global_metadata(const AVFormatContext* in) {
@@ -247,12 +275,26 @@ void Muxer::write_header() {
 void Muxer::write(AVPacket* packet, AVRational time_base, int index) {
   std::lock_guard lock(mutex_);
   if (packetless_.count(index)) return;  // the cover went in as an attachment
+  PacketPtr converted;
+  if (auto it = converters_.find(index); it != converters_.end()) {
+    converted = it->second->convert(packet, time_base);
+    av_packet_unref(packet);
+    if (!converted) return;  // an empty subtitle: nothing to show
+    packet = converted.get();
+  }
   AVStream* st = format_->streams[index];
   packet->stream_index = index;
   av_packet_rescale_ts(packet, time_base, st->time_base);
   packet->pos = -1;
+  const bool shows_something = !is_empty_subtitle_sample(st->codecpar->codec_id, *packet);
   int ret = av_interleaved_write_frame(format_.get(), packet);
   if (ret < 0) throw Error(ErrorKind::Output, str(final_path_.string(), ": write failed (", av_error_text(ret), ")"));
+  if (shows_something) ++written_[index];
+}
+
+int64_t Muxer::packets_written(int index) const {
+  auto it = written_.find(index);
+  return it == written_.end() ? 0 : it->second;
 }
 
 void Muxer::finish() {

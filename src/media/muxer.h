@@ -7,6 +7,8 @@
 // Thread-safety: write() may be called from several threads (stream copy and encode); the rest
 // is for one thread.
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <mutex>
 #include <set>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "media/av_ptr.h"
+#include "media/subtitle_converter.h"
 #include "util/fs.h"
 
 namespace framelift::media {
@@ -36,10 +39,15 @@ class Muxer {
   // parameters and time base from `encoded`, the rest as add_video does from `source`.
   int add_encoded_video(const AVStream* encoded, const AVStream* source, AVRational frame_rate);
   // Adds a bit-exact copy of an input stream (audio, subtitles, attachments, data); returns its
-  // index. Throws Error(Output) when the container cannot hold that codec. Cover art (an
-  // attached picture, as MP4 and MP3 keep it) goes to Matroska as an attachment named cover.EXT
-  // with its MIME type, the way Matroska keeps cover art; the picture's packet then writes
-  // nothing (write() skips it).
+  // index. Two exceptions, each with one warning, where the container cannot hold the stream as
+  // it is:
+  // - cover art (an attached picture, as MP4 and MP3 keep it) goes to Matroska as an attachment
+  //   named cover.EXT with its MIME type, the way Matroska keeps cover art; the picture's packet
+  //   then writes nothing (write() skips it);
+  // - text subtitles go into the text format the container holds (mov_text into Matroska as
+  //   ASS, SubRip/ASS/WebVTT into MP4 as mov_text; media/subtitle_converter.h): write()
+  //   converts each packet, timestamps kept, and leaves out the empty ones.
+  // Otherwise throws Error(Output) naming the stream, the codec, and a container that holds it.
   int add_copy(const AVStream* source);
   // Container metadata and chapters, copied from the input.
   void copy_global_metadata(const AVFormatContext* input);
@@ -57,6 +65,12 @@ class Muxer {
   // Writes a packet whose timestamps are in `time_base` to stream `index`. Takes ownership of the
   // packet's reference.
   void write(AVPacket* packet, AVRational time_base, int index);
+  // Packets given to the container for stream `index` so far, less the empty samples of mov_text
+  // (media/subtitle_converter.h), which MOV muxers add and drop on their own; the read-back
+  // compares them with the written file (jobs/output_check.h). After the writing threads are done.
+  int64_t packets_written(int index) const;
+  // The codec stream `index` is written in (a converted subtitle's differs from its source's).
+  AVCodecID codec(int index) const { return format_->streams[index]->codecpar->codec_id; }
   // Writes the trailer, syncs, renames to the final name. Never replaces a file that appeared at
   // the final name after this Muxer was made: the result is then kept under another name and
   // Error(Output) says which. The same as close() then commit().
@@ -84,6 +98,8 @@ class Muxer {
  private:
   void describe_like_source(AVStream* st, const AVStream* source);
   int add_cover_attachment(const AVStream* source);
+  int add_converted_subtitle(const AVStream* source, AVCodecID target);
+  std::string cannot_hold(const AVStream* source) const;
   void commit_final();
   void commit_into_place();
 
@@ -95,6 +111,8 @@ class Muxer {
   std::mutex mutex_;
   bool header_written_ = false;
   std::set<int> packetless_;  // attachment streams made from attached pictures
+  std::map<int, std::unique_ptr<SubtitleConverter>> converters_;  // by output stream
+  std::map<int, int64_t> written_;                                // packets per output stream
   bool finished_ = false;
 };
 

@@ -48,9 +48,9 @@ void FrameWriter::add_streams(FrameReader& reader) {
     } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
       log::warn(reader.demuxer().url(), ": stream #", i, " has an unknown codec and is not copied");
     } else {
-      copied_[int(i)] = mux_.add_copy(st);
-      const bool cover = !mux_.keeps_packets(copied_[int(i)]);  // cover art in Matroska: an attachment
-      promised_.push_back({int(i), cover ? AVMEDIA_TYPE_ATTACHMENT : st->codecpar->codec_type, st->codecpar->codec_id, 0});
+      const int out = copied_[int(i)] = mux_.add_copy(st);
+      const bool cover = !mux_.keeps_packets(out);  // cover art in Matroska: an attachment
+      promised_.push_back({int(i), cover ? AVMEDIA_TYPE_ATTACHMENT : st->codecpar->codec_type, mux_.codec(out), 0});
     }
   }
   mux_.add_hdr_side_data(video_out_, reader.first_frame());
@@ -60,7 +60,6 @@ void FrameWriter::add_streams(FrameReader& reader) {
 
 void FrameWriter::copy_packet(AVPacket* packet, AVRational time_base) {
   if (auto it = copied_.find(packet->stream_index); it != copied_.end()) {
-    if (mux_.keeps_packets(it->second)) ++promised_[size_t(it->second)].packets;
     mux_.write(packet, time_base, it->second);
     return;
   }
@@ -77,6 +76,8 @@ void FrameWriter::copy_packet(AVPacket* packet, AVRational time_base) {
 
 void FrameWriter::finish() {
   mux_.close();
+  // Stream i of the output is promised_[i]: each holds what the muxer was given for it.
+  for (size_t i = 0; i < promised_.size(); ++i) promised_[i].packets = mux_.packets_written(int(i));
   if (!options_.segment) {
     // MPEG-TS regroups audio frames into PES packets: there only the streams are compared.
     const std::string ext = options_.output.extension().string();
@@ -87,7 +88,6 @@ void FrameWriter::finish() {
 
 void FrameWriter::write_packet(AVPacket* p) {
   if (options_.segment) packet_times_.push_back({p->pts, p->dts, p->duration});
-  ++promised_[size_t(video_out_)].packets;
   mux_.write(p, encoder_.context()->time_base, video_out_);
   crash_point("packet");
 }
