@@ -1,7 +1,6 @@
 #include "media/subtitle_converter.h"
 
 #include <cstring>
-#include <vector>
 
 extern "C" {
 #include <libavutil/intreadwrite.h>
@@ -83,14 +82,14 @@ PacketPtr SubtitleConverter::convert(const AVPacket* packet, AVRational time_bas
   }
   if (!got || decoded.sub.num_rects == 0) return nullptr;  // an empty sample: nothing is shown
 
-  std::vector<uint8_t> buffer(kMaxSubtitleBytes);
-  const int size = avcodec_encode_subtitle(encoder_.get(), buffer.data(), int(buffer.size()), &decoded.sub);
+  if (buffer_.empty()) buffer_.resize(kMaxSubtitleBytes);
+  const int size = avcodec_encode_subtitle(encoder_.get(), buffer_.data(), int(buffer_.size()), &decoded.sub);
   if (size < 0)
     throw Error(ErrorKind::Output, str(what_, ": the subtitle at ", packet->pts * av_q2d(time_base), " s does not convert to ",
                                        encoder_->codec->name, " (", av_error_text(size), ")"));
   PacketPtr out = make_packet();
   check(av_new_packet(out.get(), size), ErrorKind::Resource, what_);
-  memcpy(out->data, buffer.data(), size_t(size));
+  memcpy(out->data, buffer_.data(), size_t(size));
   // The text changes form, not time: the source packet's timestamps, as they were.
   out->pts = packet->pts;
   out->dts = packet->dts;

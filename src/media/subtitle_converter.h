@@ -8,6 +8,7 @@
 // Owned by the Muxer (media/muxer.h) and called under its lock; not thread-safe on its own.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "media/av_ptr.h"
 
@@ -43,6 +44,7 @@ class SubtitleConverter {
   std::string what_;
   CodecContextPtr decoder_;
   CodecContextPtr encoder_;
+  std::vector<uint8_t> buffer_;  // what the encoder writes a subtitle into, made on first use
   int64_t skipped_ = 0;
 };
 

@@ -4,7 +4,9 @@
 // tests/cli/subtitle_conversion_test.cpp runs the conversions end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "media/muxer.h"
 #include "media/subtitle_converter.h"
@@ -51,6 +53,32 @@ struct SourceStream {
     stream->time_base = AVRational{1, 90000};
   }
 };
+
+// The packet a converter makes of `bytes` (pts 900, 90 kHz), or nullptr.
+PacketPtr convert(SubtitleConverter& c, std::vector<uint8_t> bytes) {
+  PacketPtr p = make_packet();
+  if (av_new_packet(p.get(), int(bytes.size())) < 0) return nullptr;
+  std::copy(bytes.begin(), bytes.end(), p->data);
+  p->pts = p->dts = 900;
+  p->duration = 4500;
+  return c.convert(p.get(), AVRational{1, 90000});
+}
+
+TEST(MuxerCopy, AMovTextSampleBecomesAnAssEventWithItsTimes) {
+  const SourceStream mov_text(AVMEDIA_TYPE_SUBTITLE, AV_CODEC_ID_MOV_TEXT);
+  SubtitleConverter c(mov_text.stream, AV_CODEC_ID_ASS, "test stream");
+  PacketPtr hello = convert(c, {0, 5, 'h', 'e', 'l', 'l', 'o'});
+  ASSERT_TRUE(hello);
+  const std::string event(reinterpret_cast<const char*>(hello->data), size_t(hello->size));
+  EXPECT_NE(event.find(",hello"), std::string::npos) << event;  // ReadOrder,Layer,Style,...,Text
+  EXPECT_EQ(hello->pts, 900);
+  EXPECT_EQ(hello->duration, 4500);
+  // An empty sample shows nothing; one that does not decode (a length past its end) is left out.
+  EXPECT_FALSE(convert(c, {0, 0}));
+  EXPECT_EQ(c.skipped(), 0);
+  EXPECT_FALSE(convert(c, {0, 9}));
+  EXPECT_EQ(c.skipped(), 1);
+}
 
 std::string refusal(const fs::path& out, const SourceStream& s) {
   Muxer mux(out);
