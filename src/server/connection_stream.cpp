@@ -28,6 +28,14 @@ size_t content_length(const std::string& head) {
   return size_t(std::strtoull(p, nullptr, 10));
 }
 
+// Whether a request head announces a body. One with neither Content-Length nor Transfer-Encoding
+// has none (RFC 9112, 6.3): `curl -X POST` sends such a head, and httplib would otherwise read
+// the socket until the client hangs up, which it never does while it waits for the answer.
+bool declares_body(const std::string& head) {
+  const std::string h = lower(head);
+  return h.find("\r\ncontent-length:") != std::string::npos || h.find("\r\ntransfer-encoding:") != std::string::npos;
+}
+
 void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& port) {
   char host[NI_MAXHOST] = "", serv[NI_MAXSERV] = "";
   if (getnameinfo(reinterpret_cast<const sockaddr*>(&a), len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
@@ -82,11 +90,13 @@ void ConnectionStream::watch_head(const char* data, size_t n) {
   if (end == std::string::npos) return;
   head_.resize(end + 4);
   head_done_ = true;
+  bodiless_ = !declares_body(head_);
   const double seconds = double(content_length(head_)) / double(std::max<size_t>(1, limits_.min_body_bytes_per_second));
   body_deadline_ = Clock::now() + limits_.body_grace + std::chrono::milliseconds(int64_t(std::min(seconds, 1e7) * 1000));
 }
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
+  if (head_done_ && bodiless_) return 0;  // the end of a body the head did not announce
   if (!head_done_) {
     if (head_.size() >= limits_.max_head_bytes) return fail("the request head is over the size limit");
     if (std::count(head_.begin(), head_.end(), '\n') > limits_.max_head_lines) return fail("the request head has too many lines");

@@ -3,7 +3,8 @@
 // under TLS, where every read and write waits with a deadline. It keeps the request head to the
 // limits (size, lines, time from accept) while it passes through, and then gives the body until
 // a deadline set from its Content-Length, so a client that drips bytes is cut off however slowly
-// it sends them.
+// it sends them. A head with neither Content-Length nor Transfer-Encoding has no body: reads end
+// right after it (one request a connection, so nothing follows).
 //
 // Thread-safety: one thread at a time (the request's).
 #include <httplib.h>
@@ -48,6 +49,7 @@ class ConnectionStream final : public httplib::Stream {
   const HttpLimits& limits_;
   Clock::time_point accepted_;
   bool head_done_ = false;
+  bool bodiless_ = false;  // the head announced no body: reads end after it
   std::string head_;  // the head so far (at most max_head_bytes)
   Clock::time_point body_deadline_{};
   std::string failure_;

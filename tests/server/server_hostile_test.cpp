@@ -313,6 +313,42 @@ TEST(ServeHostile, MalformedRequestsAre400) {
   expect_healthy(server, 1);
 }
 
+// docs/server.md cancels with `curl -X POST URL`, which sends no Content-Length: the server read
+// on for a body until its 10 s grace was up, then answered 400 with nothing in it. A request
+// without Content-Length or Transfer-Encoding has no body (RFC 9112, 6.3) and is answered at once.
+TEST(ServeHostile, APostWithoutContentLengthHasNoBodyAndIsAnsweredAtOnce) {
+  Site site;
+  const std::string token = site.token("alice");
+  ServerProcess server(site.args(), site.dir / "server.log");
+  ASSERT_FALSE(server.url().empty()) << server.log();
+  auto c = client(server);
+  const int64_t id = submit(*c, token, job_body());
+  ASSERT_GE(id, 0);
+  // The job's own cancel (202, or 409 once it has finished), and one of a job that is not there.
+  for (const int64_t target : {id, int64_t(999999)}) {
+    const int fd = connect_to(server.port());
+    ASSERT_GE(fd, 0);
+    const auto t0 = Clock::now();
+    ASSERT_TRUE(send_all(fd, "POST /api/jobs/" + std::to_string(target) + "/cancel HTTP/1.1\r\nHost: localhost\r\n"
+                             "Authorization: Bearer " + token + "\r\nAccept: */*\r\n\r\n"));
+    const std::string reply = read_for(fd, 5000);
+    close(fd);
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+    const size_t body = reply.find("\r\n\r\n");
+    ASSERT_NE(body, std::string::npos) << reply;
+    const json answer = json::parse(reply.substr(body + 4), nullptr, false);
+    if (target == id) {
+      ASSERT_TRUE(reply.rfind("HTTP/1.1 202", 0) == 0 || reply.rfind("HTTP/1.1 409", 0) == 0) << reply;
+      if (reply.rfind("HTTP/1.1 202", 0) == 0) EXPECT_EQ(answer.value("id", int64_t(-1)), id) << reply;
+      else EXPECT_NE(answer.value("error", "").find("job is"), std::string::npos) << reply;
+    } else {
+      ASSERT_EQ(reply.rfind("HTTP/1.1 404", 0), 0u) << reply;
+      EXPECT_TRUE(answer.contains("error")) << reply;
+    }
+  }
+  expect_healthy(server, 1);
+}
+
 // Case 7: a name that is not UTF-8 made GET /api/media a 500, and a job whose error quoted one
 // made the job, its stream and both job lists 500 for good. JSON replaces each invalid byte with
 // U+FFFD (docs/server.md).
