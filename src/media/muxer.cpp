@@ -43,6 +43,10 @@ bool writes_display_matrix(const AVOutputFormat* format) {
   return false;
 }
 
+// Matroska is the one container FFmpeg 5.1 writes attached files (fonts, covers) into; the
+// others fail on them in write_header with "Invalid argument", which names nothing.
+bool holds_attachments(const AVOutputFormat* format) { return strcmp(format->name, "matroska") == 0; }
+
 }  // namespace
 
 Muxer::Muxer(fs::path final_path, const std::string& format_name)
@@ -168,8 +172,8 @@ int Muxer::add_copy(const AVStream* source) {
   if ((source->disposition & AV_DISPOSITION_ATTACHED_PIC) && source->attached_pic.size > 0 &&
       std::string(format_->oformat->name) == "matroska" && cover_mime(par->codec_id, &ext))
     return add_cover_attachment(source);
-  if (par->codec_type != AVMEDIA_TYPE_ATTACHMENT &&
-      avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+  if (par->codec_type == AVMEDIA_TYPE_ATTACHMENT ? !holds_attachments(format_->oformat)
+                                                  : avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
     const AVCodecID target = text_subtitle_target(format_->oformat, par->codec_id);
     if (target == AV_CODEC_ID_NONE) throw Error(ErrorKind::Output, cannot_hold(source));
     return add_converted_subtitle(source, target);
@@ -212,8 +216,11 @@ std::string Muxer::cannot_hold(const AVStream* source) const {
                          kind ? kind : "data", " stream #", source->index, " (", avcodec_get_name(id), ")");
   for (auto [name, extension] : {std::pair{"matroska", ".mkv"}, {"mp4", ".mp4"}, {"mov", ".mov"}}) {
     const AVOutputFormat* other = av_guess_format(name, nullptr, nullptr);
-    if (other && other != format_->oformat && avformat_query_codec(other, id, FF_COMPLIANCE_NORMAL) == 1)
-      return str(line, "; use ", extension, ", which holds it");
+    if (!other || other == format_->oformat) continue;
+    const bool holds = source->codecpar->codec_type == AVMEDIA_TYPE_ATTACHMENT
+                           ? holds_attachments(other)
+                           : avformat_query_codec(other, id, FF_COMPLIANCE_NORMAL) == 1;
+    if (holds) return str(line, "; use ", extension, ", which holds it");
   }
   return str(line, "; remux the input without it first (ffmpeg -i INPUT -map 0 -map -0:", source->index, " -c copy OUTPUT)");
 }
