@@ -163,13 +163,11 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   // What the output must hold, in its stream order: checked on the written file before it takes
   // the final name (jobs/output_check.h). Packet counts are filled in as they are written.
   std::vector<PromisedStream> promised;
-  std::vector<int> promised_out;  // each promise's output stream (-1: a stream left out)
   for (unsigned i = 0; i < source.format()->nb_streams; ++i) {
     const AVStream* st = source.format()->streams[i];
     if (int(i) == source.video_index()) {
       video_out = mux.add_encoded_video(first.video_stream(), svid, rate);
-      promised.push_back({int(i), AVMEDIA_TYPE_VIDEO, first.video_stream()->codecpar->codec_id, 0});
-      promised_out.push_back(video_out);
+      promised.push_back({int(i), AVMEDIA_TYPE_VIDEO, first.video_stream()->codecpar->codec_id, 0, video_out});
     } else if (st->codecpar->codec_id != AV_CODEC_ID_NONE) {
       AVMediaType type = st->codecpar->codec_type;
       AVCodecID codec = st->codecpar->codec_id;
@@ -181,8 +179,7 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
         if (!mux.keeps_packets(out)) type = AVMEDIA_TYPE_ATTACHMENT;  // cover art in Matroska
         codec = mux.codec(out);  // a converted subtitle's
       }
-      promised.push_back({int(i), type, codec, 0});
-      promised_out.push_back(out);
+      promised.push_back({int(i), type, codec, 0, out});
     }
   }
   // HDR metadata that only the frames carry (HEVC SEI) went onto the stream in one pass; the
@@ -243,8 +240,8 @@ AssembleReport assemble_segments(const JobDir& dir, const JobSpec& spec, const S
   check_packets_as_planned(spec, plan, read_packets);
   throw_if_stop_requested();
   mux.close();
-  for (size_t i = 0; i < promised.size(); ++i)
-    if (promised_out[i] >= 0) promised[i].packets = mux.packets_written(promised_out[i]);
+  for (PromisedStream& p : promised)
+    if (p.output_index >= 0) p.packets = mux.packets_written(p.output_index);
   check_output_streams(mux.temp_path(), spec.output, promised, keeps_packets_one_to_one(mux));
   record_assembly(dir, mux.temp_path());
   try {

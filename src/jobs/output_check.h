@@ -23,6 +23,7 @@ struct PromisedStream {
   AVMediaType type = AVMEDIA_TYPE_UNKNOWN;
   AVCodecID codec = AV_CODEC_ID_NONE;
   int64_t packets = 0;
+  int output_index = -1;  // the output stream written for it (-1: none was added)
 };
 
 // Reads `file` (the finished temporary file) to its end and throws Error(Output) naming `output`

@@ -170,7 +170,7 @@ int Muxer::add_copy(const AVStream* source) {
   const AVCodecParameters* par = source->codecpar;
   const char* ext = nullptr;
   if ((source->disposition & AV_DISPOSITION_ATTACHED_PIC) && source->attached_pic.size > 0 &&
-      std::string(format_->oformat->name) == "matroska" && cover_mime(par->codec_id, &ext))
+      holds_attachments(format_->oformat) && cover_mime(par->codec_id, &ext))
     return add_cover_attachment(source);
   if (par->codec_type == AVMEDIA_TYPE_ATTACHMENT ? !holds_attachments(format_->oformat)
                                                   : avformat_query_codec(format_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {

@@ -69,7 +69,7 @@ void SubtitleConverter::fill_parameters(AVCodecParameters* par) const {
 }
 
 PacketPtr SubtitleConverter::convert(const AVPacket* packet, AVRational time_base) {
-  if (av_cmp_q(time_base, decoder_->pkt_timebase) != 0) decoder_->pkt_timebase = time_base;
+  decoder_->pkt_timebase = time_base;
   DecodedSubtitle decoded;
   int got = 0;
   // FFmpeg 5.1 takes the packet as non-const, and does not change it.

@@ -42,7 +42,7 @@ void FrameWriter::add_streams(FrameReader& reader) {
     const AVStream* st = in->streams[i];
     if (int(i) == vidx) {
       video_out_ = mux_.add_video(encoder_.context(), st);
-      promised_.push_back({int(i), AVMEDIA_TYPE_VIDEO, encoder_.context()->codec_id, 0});
+      promised_.push_back({int(i), AVMEDIA_TYPE_VIDEO, encoder_.context()->codec_id, 0, video_out_});
     } else if (reader.window().video_only) {
       continue;  // a part of the video; assembling adds the other streams from the source
     } else if (st->codecpar->codec_id == AV_CODEC_ID_NONE) {
@@ -50,7 +50,7 @@ void FrameWriter::add_streams(FrameReader& reader) {
     } else {
       const int out = copied_[int(i)] = mux_.add_copy(st);
       const bool cover = !mux_.keeps_packets(out);  // cover art in Matroska: an attachment
-      promised_.push_back({int(i), cover ? AVMEDIA_TYPE_ATTACHMENT : st->codecpar->codec_type, mux_.codec(out), 0});
+      promised_.push_back({int(i), cover ? AVMEDIA_TYPE_ATTACHMENT : st->codecpar->codec_type, mux_.codec(out), 0, out});
     }
   }
   mux_.add_hdr_side_data(video_out_, reader.first_frame());
@@ -76,8 +76,7 @@ void FrameWriter::copy_packet(AVPacket* packet, AVRational time_base) {
 
 void FrameWriter::finish() {
   mux_.close();
-  // Stream i of the output is promised_[i]: each holds what the muxer was given for it.
-  for (size_t i = 0; i < promised_.size(); ++i) promised_[i].packets = mux_.packets_written(int(i));
+  for (jobs::PromisedStream& p : promised_) p.packets = mux_.packets_written(p.output_index);
   if (!options_.segment) {
     // MPEG-TS regroups audio frames into PES packets: there only the streams are compared.
     const std::string ext = options_.output.extension().string();

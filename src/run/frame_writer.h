@@ -70,7 +70,7 @@ class FrameWriter {
   media::VideoFormat format_;
   media::Encoder encoder_;
   std::map<int, int> copied_;  // input stream index -> output stream index
-  std::vector<jobs::PromisedStream> promised_;  // by output stream index, packets as written
+  std::vector<jobs::PromisedStream> promised_;  // in output stream order, packets from the muxer
   unsigned declared_streams_ = 0;  // the input's streams when the output was set up
   const AVFormatContext* input_ = nullptr;  // the reader's, which outlives the writer's copying
   std::string input_name_;

@@ -17,23 +17,27 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The Content-Length a request head declares (0 without one, or one that is not a number:
-// httplib then refuses the request itself).
-size_t content_length(const std::string& head) {
+// What a request head says of its body: whether it announces one (Content-Length or
+// Transfer-Encoding) and the Content-Length (0 without one, or one that is not a number: httplib
+// then refuses the request itself). A head that announces none has no body (RFC 9112, 6.3):
+// `curl -X POST` sends such a head, and httplib would otherwise read the socket until the client
+// hangs up, which it never does while it waits for the answer.
+struct BodyFraming {
+  bool announced = false;
+  size_t length = 0;
+};
+
+BodyFraming body_framing(const std::string& head) {
   const std::string h = lower(head);
+  BodyFraming f;
+  f.announced = h.find("\r\ntransfer-encoding:") != std::string::npos;
   const size_t at = h.find("\r\ncontent-length:");
-  if (at == std::string::npos) return 0;
+  if (at == std::string::npos) return f;
+  f.announced = true;
   const char* p = h.c_str() + at + 17;
   while (*p == ' ' || *p == '\t') ++p;
-  return size_t(std::strtoull(p, nullptr, 10));
-}
-
-// Whether a request head announces a body. One with neither Content-Length nor Transfer-Encoding
-// has none (RFC 9112, 6.3): `curl -X POST` sends such a head, and httplib would otherwise read
-// the socket until the client hangs up, which it never does while it waits for the answer.
-bool declares_body(const std::string& head) {
-  const std::string h = lower(head);
-  return h.find("\r\ncontent-length:") != std::string::npos || h.find("\r\ntransfer-encoding:") != std::string::npos;
+  f.length = size_t(std::strtoull(p, nullptr, 10));
+  return f;
 }
 
 void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& port) {
@@ -90,8 +94,9 @@ void ConnectionStream::watch_head(const char* data, size_t n) {
   if (end == std::string::npos) return;
   head_.resize(end + 4);
   head_done_ = true;
-  bodiless_ = !declares_body(head_);
-  const double seconds = double(content_length(head_)) / double(std::max<size_t>(1, limits_.min_body_bytes_per_second));
+  const BodyFraming body = body_framing(head_);
+  bodiless_ = !body.announced;
+  const double seconds = double(body.length) / double(std::max<size_t>(1, limits_.min_body_bytes_per_second));
   body_deadline_ = Clock::now() + limits_.body_grace + std::chrono::milliseconds(int64_t(std::min(seconds, 1e7) * 1000));
 }
 
